@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `handz-analytics catalog …`: the catalog checks itself and exports what others need.
+struct CatalogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "catalog",
+        abstract: "Check the catalog, export JSON Schema, write the analysts' reference.",
+        subcommands: [CatalogLint.self, CatalogExportJSONSchema.self, CatalogDocs.self]
+    )
+}

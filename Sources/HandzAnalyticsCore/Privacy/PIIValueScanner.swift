@@ -1,0 +1,247 @@
+/// What the PII value scan found.
+public enum PIIKind: String, Sendable, CaseIterable {
+    case emailAddress = "email address"
+    case phoneNumber = "phone number"
+    case cardNumber = "card-like number"
+    case ipAddress = "IP address"
+}
+
+/// The PII value scan, run on every string value that is not a reviewed enum value — even values
+/// that pass their format (CH33 §1 "no PII", §8.1).
+///
+/// What it flags, precisely:
+/// - **email address**: `local@domain.tld` — a local-part character before an `@`, then dot-separated
+///   labels ending in a top-level label of two or more letters;
+/// - **phone number**: `+` followed by 7–15 digits (spaces, `-`, `.`, `(`, `)` between them);
+///   the North American shape `(555) 123-4567` / `555-123-4567` / `555.123.4567` / `555 123 4567`;
+///   or any unbroken run of 10–15 digits;
+/// - **card-like number**: an unbroken run of 16 or more digits, or four groups of four digits
+///   separated by spaces or hyphens;
+/// - **IP address**: a dotted quad of numbers 0–255 (not part of a longer dotted run), or an IPv6
+///   address (eight hex groups, or a `::` abbreviation).
+///
+/// Deliberately not flagged: runs of up to 9 digits (counts, build numbers, dates), ISO-8601
+/// timestamps and versions. A value that passed the `uuid` format is not scanned: it is hex digits
+/// in fixed groups, and about 1 in 280 random UUIDs has an all-digit last group that would
+/// otherwise read as a 12-digit phone number.
+public enum PIIValueScanner {
+    public static func scan(_ value: String) -> PIIKind? {
+        var value = value
+        return value.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            return scan(UnsafeRawPointer(base), buffer.count)
+        }
+    }
+
+    public static func scan(_ p: UnsafeRawPointer, _ n: Int) -> PIIKind? {
+        // Prefilter: every detector needs an '@', two colons, three dots, a '+', or 7+ digits.
+        var at = false, plus = false
+        var colons = 0, dots = 0, digits = 0
+        for i in 0..<n {
+            let b = ByteClass.at(p, i)
+            if ByteClass.isDigit(b) { digits += 1 } else if b == UInt8(ascii: "@") { at = true } else if b == UInt8(ascii: ":") { colons += 1 } else if b == UInt8(ascii: ".") { dots += 1 } else if b == UInt8(ascii: "+") { plus = true }
+        }
+        if !(at || plus || colons >= 2 || dots >= 3 || digits >= 7) { return nil }
+        if at, hasEmail(p, n) { return .emailAddress }
+        if digits >= 10 {
+            if let kind = digitRun(p, n) { return kind }
+            if hasCardGroups(p, n) { return .cardNumber }
+        }
+        if digits >= 7 {
+            if plus, hasInternationalPhone(p, n) { return .phoneNumber }
+            if hasNorthAmericanPhone(p, n) { return .phoneNumber }
+        }
+        if dots >= 3, hasIPv4(p, n) { return .ipAddress }
+        if colons >= 2, hasIPv6(p, n) { return .ipAddress }
+        return nil
+    }
+
+    @inline(__always) static func at(_ p: UnsafeRawPointer, _ n: Int, _ i: Int) -> UInt8 {
+        i >= 0 && i < n ? ByteClass.at(p, i) : 0
+    }
+
+    static func isLetter(_ b: UInt8) -> Bool { ByteClass.isLower(b) || ByteClass.isUpper(b) }
+
+    static func hasEmail(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
+        for i in 1..<max(n, 1) where ByteClass.at(p, i) == UInt8(ascii: "@") {
+            let before = ByteClass.at(p, i - 1)
+            guard isLetter(before) || ByteClass.isDigit(before) || "._%+-".utf8.contains(before) else { continue }
+            var j = i + 1
+            var labels = 0
+            var lastLabelLetters = 0
+            var lastLabelLength = 0
+            while j < n {
+                let start = j
+                var letters = 0
+                while j < n {
+                    let b = ByteClass.at(p, j)
+                    guard isLetter(b) || ByteClass.isDigit(b) || b == UInt8(ascii: "-") else { break }
+                    if isLetter(b) { letters += 1 }
+                    j += 1
+                }
+                guard j > start else { break }
+                labels += 1
+                lastLabelLetters = letters
+                lastLabelLength = j - start
+                if j < n, ByteClass.at(p, j) == UInt8(ascii: "."), j + 1 < n { j += 1 } else { break }
+            }
+            if labels >= 2, lastLabelLength >= 2, lastLabelLetters == lastLabelLength { return true }
+        }
+        return false
+    }
+
+    /// The longest unbroken digit run decides: 10–15 digits read as a phone number, 16+ as a card.
+    static func digitRun(_ p: UnsafeRawPointer, _ n: Int) -> PIIKind? {
+        var run = 0
+        var longest = 0
+        for i in 0..<n {
+            if ByteClass.isDigit(ByteClass.at(p, i)) { run += 1; longest = max(longest, run) } else { run = 0 }
+        }
+        if longest >= 16 { return .cardNumber }
+        if longest >= 10 { return .phoneNumber }
+        return nil
+    }
+
+    /// Four groups of exactly four digits joined by one space or hyphen.
+    static func hasCardGroups(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
+        guard n >= 19 else { return false }
+        for start in 0...(n - 19) where !ByteClass.isDigit(at(p, n, start - 1)) {
+            var ok = true
+            for k in 0..<19 {
+                let b = ByteClass.at(p, start + k)
+                if k % 5 == 4 { ok = b == UInt8(ascii: " ") || b == UInt8(ascii: "-") } else { ok = ByteClass.isDigit(b) }
+                if !ok { break }
+            }
+            if ok, !ByteClass.isDigit(at(p, n, start + 19)) { return true }
+        }
+        return false
+    }
+
+    static func isPhoneSeparator(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: " ") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b == UInt8(ascii: "(") || b == UInt8(ascii: ")")
+    }
+
+    /// `+` then 7–15 digits, separators allowed between them.
+    static func hasInternationalPhone(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
+        for i in 0..<n where ByteClass.at(p, i) == UInt8(ascii: "+") {
+            var j = i + 1
+            var digits = 0
+            var separatorsInARow = 0
+            guard j < n, ByteClass.isDigit(ByteClass.at(p, j)) || ByteClass.at(p, j) == UInt8(ascii: "(") else { continue }
+            while j < n {
+                let b = ByteClass.at(p, j)
+                if ByteClass.isDigit(b) {
+                    digits += 1
+                    separatorsInARow = 0
+                } else if isPhoneSeparator(b), separatorsInARow < 2 {
+                    separatorsInARow += 1
+                } else {
+                    break
+                }
+                j += 1
+            }
+            if digits >= 7 && digits <= 15 { return true }
+        }
+        return false
+    }
+
+    /// `(555) 123-4567`, `(555)123-4567`, `555-123-4567`, `555.123.4567`, `555 123 4567`.
+    static func hasNorthAmericanPhone(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
+        func digits(_ i: Int, _ count: Int) -> Bool {
+            guard i + count <= n else { return false }
+            for k in 0..<count where !ByteClass.isDigit(ByteClass.at(p, i + k)) { return false }
+            return true
+        }
+        func separator(_ i: Int) -> Bool {
+            let b = at(p, n, i)
+            return b == UInt8(ascii: " ") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+        }
+        for i in 0..<n where !ByteClass.isDigit(at(p, n, i - 1)) {
+            var j = i
+            let parenthesised = ByteClass.at(p, i) == UInt8(ascii: "(")
+            if parenthesised { j += 1 }
+            guard digits(j, 3), !ByteClass.isDigit(at(p, n, j + 3)) else { continue }
+            j += 3
+            if parenthesised {
+                guard at(p, n, j) == UInt8(ascii: ")") else { continue }
+                j += 1
+                if separator(j) { j += 1 }
+            } else {
+                guard separator(j) else { continue }
+                j += 1
+            }
+            guard digits(j, 3), separator(j + 3) else { continue }
+            j += 4
+            guard digits(j, 4), !ByteClass.isDigit(at(p, n, j + 4)) else { continue }
+            return true
+        }
+        return false
+    }
+
+    static func hasIPv4(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
+        for i in 0..<n where ByteClass.isDigit(ByteClass.at(p, i)) {
+            let previous = at(p, n, i - 1)
+            guard !ByteClass.isDigit(previous), previous != UInt8(ascii: ".") else { continue }
+            var j = i
+            var parts = 0
+            while parts < 4 {
+                var value = 0
+                var length = 0
+                while j < n, ByteClass.isDigit(ByteClass.at(p, j)), length < 4 {
+                    value = value * 10 + Int(ByteClass.at(p, j) &- 0x30)
+                    length += 1
+                    j += 1
+                }
+                guard length >= 1, length <= 3, value <= 255 else { break }
+                parts += 1
+                if parts < 4 {
+                    guard at(p, n, j) == UInt8(ascii: ".") else { break }
+                    j += 1
+                }
+            }
+            if parts == 4 {
+                let next = at(p, n, j)
+                let following = at(p, n, j + 1)
+                if !ByteClass.isDigit(next), !(next == UInt8(ascii: ".") && ByteClass.isDigit(following)) { return true }
+            }
+        }
+        return false
+    }
+
+    static func hasIPv6(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
+        var i = 0
+        while i < n {
+            let b = ByteClass.at(p, i)
+            guard ByteClass.isHex(b) || b == UInt8(ascii: ":") else { i += 1; continue }
+            // A maximal run of hex digits and colons.
+            var colons = 0, groups = 0, groupLength = 0
+            var doubleColon = false, valid = true
+            var previousColon = false
+            var j = i
+            while j < n {
+                let c = ByteClass.at(p, j)
+                if c == UInt8(ascii: ":") {
+                    if previousColon { if doubleColon { valid = false }; doubleColon = true }
+                    colons += 1
+                    if groupLength > 0 { groups += 1 }
+                    groupLength = 0
+                    previousColon = true
+                } else if ByteClass.isHex(c) {
+                    groupLength += 1
+                    if groupLength > 4 { valid = false }
+                    previousColon = false
+                } else {
+                    break
+                }
+                j += 1
+            }
+            if groupLength > 0 { groups += 1 }
+            if valid, colons <= 7 {
+                if doubleColon, groups >= 1 { return true }
+                if colons == 7, groups == 8 { return true }
+            }
+            i = j
+        }
+        return false
+    }
+}

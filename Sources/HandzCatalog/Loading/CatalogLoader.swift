@@ -1,0 +1,300 @@
+import Foundation
+import HandzAnalyticsCore
+import Yams
+
+/// Reads the catalog directory (`catalog/`): the reviewed YAML files described in
+/// `catalog/catalog.yaml`. Reading never stops at the first problem: everything readable is
+/// loaded and every problem is returned with its file and line.
+public enum CatalogLoader {
+    public enum LoadError: Error, CustomStringConvertible {
+        case notACatalog(String)
+        case problems([CatalogProblem], directory: String)
+
+        public var description: String {
+            switch self {
+            case .notACatalog(let path): "no catalog.yaml in \(path)"
+            case .problems(let problems, let directory):
+                problems.sorted().map { $0.formatted(catalogDirectory: directory) }.joined(separator: "\n")
+            }
+        }
+    }
+
+    /// Loads and lints the catalog, throwing when anything is wrong. Use this wherever a catalog
+    /// is about to be enforced (validate, serve, import): a broken catalog must not run.
+    public static func loadChecked(directory: String) throws -> Catalog {
+        let loaded = try load(directory: directory)
+        let problems = loaded.loadProblems + CatalogLinter.lint(loaded)
+        let errors = problems.filter { $0.severity == .error }
+        guard errors.isEmpty else { throw LoadError.problems(errors, directory: directory) }
+        return loaded.catalog
+    }
+
+    /// Loads the catalog and reports problems found while reading. Throws only when the
+    /// directory is not a catalog at all.
+    public static func load(directory: String) throws -> LoadedCatalog {
+        let root = URL(fileURLWithPath: directory)
+        guard FileManager.default.fileExists(atPath: root.appendingPathComponent("catalog.yaml").path) else {
+            throw LoadError.notACatalog(directory)
+        }
+        var state = LoaderState()
+        state.readManifest(root)
+        state.readNaming(root)
+        state.readPrivacy(root)
+        state.readProperties(root)
+        state.readEnvelope(root)
+        state.readTimeZones(root)
+        let eventsDirectory = root.appendingPathComponent("events")
+        let eventFiles = ((try? FileManager.default.contentsOfDirectory(atPath: eventsDirectory.path)) ?? [])
+            .filter { $0.hasSuffix(".yaml") }.sorted()
+        for file in eventFiles { state.readEvents(root, file: "events/" + file) }
+        state.readFunnels(root)
+        return LoadedCatalog(catalog: state.catalog, sources: state.sources, loadProblems: state.problems, directory: directory)
+    }
+}
+
+private struct LoaderState {
+    var catalog = Catalog(
+        version: "", properties: [:], envelope: EnvelopeDefinition(required: [], optional: [], commonOptional: []),
+        events: [], naming: NamingStandard(domains: [], verbs: []),
+        privacy: PrivacyPolicy(deniedKeyTokens: [], reviewedIdentifiers: [:]), timeZones: []
+    )
+    var sources = CatalogSourceMap()
+    var problems: [CatalogProblem] = []
+
+    /// Parses one file; returns its root mapping pairs and a reader for its values.
+    mutating func open(_ root: URL, _ file: String, allowed: Set<String>, required: Bool = true) -> (YAMLReader, [String: Node])? {
+        let url = root.appendingPathComponent(file)
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            if required { problems.append(CatalogProblem(SourceLocation(file: file, line: 1), "missing or unreadable file")) }
+            return nil
+        }
+        sources.files.append(file)
+        var reader = YAMLReader(file: file)
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            problems.append(CatalogProblem(SourceLocation(file: file, line: Self.line(of: error)), "YAML syntax: \(Self.summary(of: error))"))
+            return nil
+        } catch {
+            problems.append(CatalogProblem(SourceLocation(file: file, line: 1), "YAML syntax error"))
+            return nil
+        }
+        var values: [String: Node] = [:]
+        for pair in reader.pairs(node, context: file, allowed: allowed) { values[pair.key] = pair.value }
+        problems += reader.problems
+        reader.problems = []
+        return (reader, values)
+    }
+
+    static func line(of error: YamlError) -> Int {
+        switch error {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): return mark.line
+        default: return 1
+        }
+    }
+
+    static func summary(of error: YamlError) -> String {
+        switch error {
+        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _): return problem
+        default: return "invalid YAML"
+        }
+    }
+
+    mutating func finish(_ reader: YAMLReader) { problems += reader.problems }
+
+    mutating func readManifest(_ root: URL) {
+        guard case (var reader, let values)? = open(root, "catalog.yaml", allowed: ["catalog_version", "spec", "limits"]) else { return }
+        catalog.version = reader.string(values["catalog_version"], "catalog_version") ?? ""
+        if values["catalog_version"] == nil { reader.problem(nil, "catalog_version is required") }
+        var limits = CatalogLimits()
+        for (key, _, value) in reader.pairs(values["limits"], context: "limits",
+                                           allowed: ["max_event_bytes", "max_nesting_depth", "max_scan_depth", "max_issues_per_event"]) {
+            guard let number = reader.integer(value, "limits.\(key)"), number > 0 else { continue }
+            switch key {
+            case "max_event_bytes": limits.maxEventBytes = Int(number)
+            case "max_nesting_depth": limits.maxNestingDepth = Int(number)
+            case "max_scan_depth": limits.maxScanDepth = Int(min(number, 64))
+            default: limits.maxIssuesPerEvent = Int(number)
+            }
+        }
+        catalog.limits = limits
+        finish(reader)
+    }
+
+    mutating func readNaming(_ root: URL) {
+        guard case (var reader, let values)? = open(root, "naming.yaml", allowed: ["domains", "verbs", "domain_aliases", "exceptions"]) else { return }
+        catalog.naming.domains = reader.strings(values["domains"], "domains")
+        catalog.naming.verbs = reader.strings(values["verbs"], "verbs")
+        for (key, _, value) in reader.pairs(values["domain_aliases"], context: "domain_aliases") {
+            catalog.naming.domainAliases[key] = reader.string(value, "domain_aliases.\(key)")
+        }
+        for (key, keyNode, value) in reader.pairs(values["exceptions"], context: "exceptions") {
+            catalog.naming.exceptions[key] = reader.string(value, "exceptions.\(key)") ?? ""
+            sources.namingExceptions[key] = reader.location(keyNode)
+        }
+        finish(reader)
+    }
+
+    mutating func readPrivacy(_ root: URL) {
+        guard case (var reader, let values)? = open(root, "privacy.yaml", allowed: ["denied_key_tokens", "denied_key_substrings", "reviewed_identifiers"]) else { return }
+        catalog.privacy.deniedKeyTokens = reader.strings(values["denied_key_tokens"], "denied_key_tokens")
+        catalog.privacy.deniedKeySubstrings = reader.strings(values["denied_key_substrings"], "denied_key_substrings")
+        for (key, keyNode, value) in reader.pairs(values["reviewed_identifiers"], context: "reviewed_identifiers") {
+            catalog.privacy.reviewedIdentifiers[key] = reader.string(value, "reviewed_identifiers.\(key)") ?? ""
+            sources.reviewedIdentifiers[key] = reader.location(keyNode)
+        }
+        finish(reader)
+    }
+
+    mutating func readProperties(_ root: URL) {
+        guard case (var reader, let values)? = open(root, "properties.yaml", allowed: ["properties"]) else { return }
+        let fields: Set<String> = ["type", "enum", "format", "minimum", "maximum", "enabled", "spec", "description"]
+        for (name, keyNode, value) in reader.pairs(values["properties"], context: "properties") {
+            sources.properties[name] = reader.location(keyNode)
+            var definition = PropertyDefinition(name: name, type: .string)
+            var sawType = false
+            for (field, fieldNode, fieldValue) in reader.pairs(value, context: "property \(name)", allowed: fields) {
+                switch field {
+                case "type":
+                    guard let text = reader.string(fieldValue, "\(name).type") else { continue }
+                    if let type = PropertyType(rawValue: text) { definition.type = type; sawType = true } else {
+                        reader.problem(fieldNode, "property \(name): unknown type '\(text)' (expected string, integer, boolean)")
+                    }
+                case "enum": definition.allowedValues = reader.strings(fieldValue, "\(name).enum")
+                case "format":
+                    guard let text = reader.string(fieldValue, "\(name).format") else { continue }
+                    if let format = StringFormat(rawValue: text) { definition.format = format } else {
+                        reader.problem(fieldNode, "property \(name): unknown format '\(text)' (expected \(StringFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    }
+                case "minimum": definition.minimum = reader.integer(fieldValue, "\(name).minimum")
+                case "maximum": definition.maximum = reader.integer(fieldValue, "\(name).maximum")
+                case "enabled": definition.isEnabled = reader.boolean(fieldValue, "\(name).enabled") ?? true
+                case "spec": definition.spec = reader.string(fieldValue, "\(name).spec")
+                default: definition.description = reader.string(fieldValue, "\(name).description") ?? ""
+                }
+            }
+            if !sawType { reader.problem(keyNode, "property \(name): `type` is required") }
+            catalog.properties[name] = definition
+        }
+        finish(reader)
+    }
+
+    mutating func readEnvelope(_ root: URL) {
+        guard case (var reader, let values)? = open(root, "envelope.yaml", allowed: ["required", "optional", "common_optional"]) else { return }
+        catalog.envelope.required = reader.strings(values["required"], "required")
+        catalog.envelope.optional = reader.strings(values["optional"], "optional")
+        catalog.envelope.commonOptional = reader.strings(values["common_optional"], "common_optional")
+        for key in ["required", "optional", "common_optional"] {
+            for item in values[key]?.sequence ?? [] {
+                if let name = item.scalar?.string { sources.envelope[name] = reader.location(item) }
+            }
+        }
+        finish(reader)
+    }
+
+    mutating func readTimeZones(_ root: URL) {
+        guard case (var reader, let values)? = open(root, "time_zones.yaml", allowed: ["time_zones"]) else { return }
+        catalog.timeZones = reader.strings(values["time_zones"], "time_zones")
+        finish(reader)
+    }
+
+    mutating func readEvents(_ root: URL, file: String) {
+        guard case (var reader, let values)? = open(root, file, allowed: ["spec", "events"]) else { return }
+        let fileSpec = reader.string(values["spec"], "spec") ?? ""
+        let fields: Set<String> = ["domain", "status", "description", "spec", "properties", "global_properties", "note"]
+        for (name, keyNode, value) in reader.pairs(values["events"], context: "events") {
+            if let previous = sources.events[name] {
+                reader.problem(keyNode, "event \(name) is already defined at \(previous.file):\(previous.line)")
+                continue
+            }
+            sources.events[name] = reader.location(keyNode)
+            var event = EventDefinition(name: name, domain: "", spec: fileSpec)
+            for (field, fieldNode, fieldValue) in reader.pairs(value, context: "event \(name)", allowed: fields) {
+                switch field {
+                case "domain": event.domain = reader.string(fieldValue, "\(name).domain") ?? ""
+                case "status":
+                    let text = reader.string(fieldValue, "\(name).status") ?? ""
+                    if let status = EventStatus(rawValue: text) { event.status = status } else {
+                        reader.problem(fieldNode, "event \(name): status must be enabled or placeholder")
+                    }
+                case "description": event.description = reader.string(fieldValue, "\(name).description") ?? ""
+                case "spec": event.spec = reader.string(fieldValue, "\(name).spec") ?? fileSpec
+                case "note": event.note = reader.string(fieldValue, "\(name).note")
+                case "global_properties": event.globalProperties = reader.strings(fieldValue, "\(name).global_properties")
+                default: event.properties = readEventProperties(&reader, event: name, fieldValue)
+                }
+            }
+            catalog.events.append(event)
+        }
+        finish(reader)
+    }
+
+    mutating func readEventProperties(_ reader: inout YAMLReader, event: String, _ node: Node) -> [EventPropertyRule] {
+        var rules: [EventPropertyRule] = []
+        for (name, keyNode, value) in reader.pairs(node, context: "event \(event) properties") {
+            sources.eventProperties["\(event)/\(name)"] = reader.location(keyNode)
+            if let scalar = value.scalar {
+                switch scalar.string {
+                case "required": rules.append(EventPropertyRule(name: name, isRequired: true))
+                case "optional": rules.append(EventPropertyRule(name: name, isRequired: false))
+                default: reader.problem(value, "event \(event): property \(name) must be required, optional or a mapping")
+                }
+                continue
+            }
+            var rule = EventPropertyRule(name: name, isRequired: true)
+            for (field, _, fieldValue) in reader.pairs(value, context: "event \(event) property \(name)", allowed: ["required", "enum", "minimum", "maximum"]) {
+                switch field {
+                case "required": rule.isRequired = reader.boolean(fieldValue, "\(event).\(name).required") ?? true
+                case "enum": rule.allowedValues = reader.strings(fieldValue, "\(event).\(name).enum")
+                case "minimum": rule.minimum = reader.integer(fieldValue, "\(event).\(name).minimum")
+                default: rule.maximum = reader.integer(fieldValue, "\(event).\(name).maximum")
+                }
+            }
+            rules.append(rule)
+        }
+        return rules
+    }
+
+    mutating func readFunnels(_ root: URL) {
+        guard case (var reader, let values)? = open(root, "funnels.yaml", allowed: ["funnels"], required: false) else { return }
+        let fields: Set<String> = ["title", "spec", "window", "success", "steps", "note"]
+        for (id, keyNode, value) in reader.pairs(values["funnels"], context: "funnels") {
+            sources.funnels[id] = reader.location(keyNode)
+            var funnel = FunnelDefinition(id: id, title: "", spec: "", windowSeconds: 0, success: "", steps: [])
+            for (field, _, fieldValue) in reader.pairs(value, context: "funnel \(id)", allowed: fields) {
+                switch field {
+                case "title": funnel.title = reader.string(fieldValue, "\(id).title") ?? ""
+                case "spec": funnel.spec = reader.string(fieldValue, "\(id).spec") ?? ""
+                case "window": funnel.windowSeconds = reader.duration(fieldValue, "\(id).window") ?? 0
+                case "success": funnel.success = reader.string(fieldValue, "\(id).success") ?? ""
+                case "note": break
+                default:
+                    for (index, stepNode) in (fieldValue.sequence ?? []).enumerated() {
+                        sources.funnelSteps["\(id)/\(index + 1)"] = reader.location(stepNode)
+                        funnel.steps.append(readStep(&reader, funnel: id, index: index + 1, stepNode))
+                    }
+                }
+            }
+            catalog.funnels.append(funnel)
+        }
+        finish(reader)
+    }
+
+    func readStep(_ reader: inout YAMLReader, funnel: String, index: Int, _ node: Node) -> FunnelStep {
+        var step = FunnelStep(events: [])
+        let context = "funnel \(funnel) step \(index)"
+        for (field, _, value) in reader.pairs(node, context: context, allowed: ["events", "where", "spec_name", "resolution"]) {
+            switch field {
+            case "events": step.events = reader.strings(value, "\(context) events")
+            case "spec_name": step.specName = reader.string(value, "\(context) spec_name")
+            case "resolution": step.resolution = reader.string(value, "\(context) resolution")
+            default:
+                for (property, _, values) in reader.pairs(value, context: "\(context) where") {
+                    step.filters.append(PropertyFilter(property: property, values: reader.strings(values, "\(context) where \(property)")))
+                }
+            }
+        }
+        return step
+    }
+}
