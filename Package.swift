@@ -33,6 +33,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Throughput benchmarks (release mode); figures go to BENCHMARKS.md.
+        .executableTarget(name: "handz-bench", dependencies: ["HandzAnalyticsCore", "HandzCatalog"], path: "Benchmarks/HandzBench"),
         .testTarget(name: "HandzAnalyticsCoreTests", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic"]),
         .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzSynthetic"]),
         .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzCatalog", "HandzSynthetic"]),

@@ -58,5 +58,5 @@ public enum CorpusMutation: String, Sendable, CaseIterable {
     }
 
     /// How often each mutation appears among invalid lines (too_large lines are 33 KB each, so rare).
-    var weight: Int { self == .tooLarge ? 1 : 10 }
+    var weight: Int { self == .tooLarge ? 1 : 100 }
 }

@@ -36,6 +36,23 @@ public enum StringFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether a value that matches this format can still contain something the PII value scan
+    /// flags. Only then does the validator scan a matching value (it always scans a value that
+    /// does not match). Where the grammar rules every detector out, scanning is skipped:
+    /// - `uuid`: hex in fixed groups; the digit-run detectors would fire on about 1 in 280 random
+    ///   UUIDs by coincidence (see ``PIIValueScanner``);
+    /// - `timestamp_utc`, `locale`, `iana_time_zone`, `os_version`, `device_model`: no `@`, no `::`,
+    ///   fewer than three dots, no `+` before seven digits, no digit run over 9 and no 3-3-4 digit
+    ///   groups — no detector can match.
+    /// `slug` and `route_id` admit digit runs (`5551234567`), `app_version` and `build_number`
+    /// admit `555.123.4567`; those are scanned. `PIIValueScannerTests` checks both claims.
+    public var canCarryPII: Bool {
+        switch self {
+        case .slug, .routeID, .appVersion, .buildNumber: true
+        case .uuid, .timestampUTC, .locale, .ianaTimeZone, .osVersion, .deviceModel: false
+        }
+    }
+
     /// A short description for messages and docs (never includes a value).
     public var summary: String {
         switch self {

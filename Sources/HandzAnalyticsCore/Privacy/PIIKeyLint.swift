@@ -25,13 +25,18 @@ public struct PIIKeyLint: Sendable {
     }
 
     public let policy: PrivacyPolicy
-    private let denied: [String]
-    private let deniedSubstrings: [String]
+    /// Denied tokens with their plurals, mapped to the token to report.
+    private let deniedForms: [String: String]
+    private let deniedSubstrings: [[UInt8]]
 
     public init(policy: PrivacyPolicy) {
         self.policy = policy
-        self.denied = policy.deniedKeyTokens.map { $0.lowercased() }
-        self.deniedSubstrings = policy.deniedKeySubstrings.map { $0.lowercased() }
+        var forms: [String: String] = [:]
+        for token in policy.deniedKeyTokens.map({ $0.lowercased() }) {
+            for form in [token, token + "s", token + "es"] where forms[form] == nil { forms[form] = token }
+        }
+        deniedForms = forms
+        deniedSubstrings = policy.deniedKeySubstrings.map { Array($0.lowercased().utf8) }
     }
 
     public func check(_ key: String) -> Finding {
@@ -41,37 +46,74 @@ public struct PIIKeyLint: Sendable {
         return .denied(token: token)
     }
 
-    /// The first denied token found in `key`, if any.
+    /// The first denied token (or substring) found in `key`, if any.
     public func deniedToken(in key: String) -> String? {
         for token in Self.tokens(of: key) {
-            for candidate in denied where token == candidate || token == candidate + "s" || token == candidate + "es" {
-                return candidate
-            }
-            for fragment in deniedSubstrings where token.contains(fragment) {
-                return fragment
+            if let denied = deniedForms[token] { return denied }
+            let bytes = Array(token.utf8)
+            for fragment in deniedSubstrings where Self.contains(bytes, fragment) {
+                return String(decoding: fragment, as: UTF8.self)
             }
         }
         return nil
     }
 
-    /// Lowercase tokens of a key: `userEmail_2` → `user`, `email`, `2`.
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+
+    /// Lowercase tokens of a key: `userEmail_2` → `user`, `email`, `2`. ASCII keys are split byte
+    /// by byte; other keys by Unicode character properties.
     public static func tokens(of key: String) -> [String] {
+        let utf8 = Array(key.utf8)
+        guard utf8.allSatisfy({ $0 < 0x80 }) else { return unicodeTokens(of: key) }
+        enum Kind { case lower, upper, digit, other }
+        func kind(_ b: UInt8) -> Kind {
+            if b &- 0x61 < 26 { return .lower }
+            if b &- 0x41 < 26 { return .upper }
+            if b &- 0x30 < 10 { return .digit }
+            return .other
+        }
+        var tokens: [String] = []
+        var current: [UInt8] = []
+        var previous = Kind.other
+        for byte in utf8 {
+            let k = kind(byte)
+            if k == .other {
+                if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)) }
+                current = []
+                previous = .other
+                continue
+            }
+            let isDigit = k == .digit
+            let boundary = (previous == .lower && k == .upper) || (previous != .other && (previous == .digit) != isDigit)
+            if boundary, !current.isEmpty {
+                tokens.append(String(decoding: current, as: UTF8.self))
+                current = []
+            }
+            current.append(k == .upper ? byte | 0x20 : byte)
+            previous = k
+        }
+        if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)) }
+        return tokens
+    }
+
+    static func unicodeTokens(of key: String) -> [String] {
         var tokens: [String] = []
         var current = ""
         var previous: Character?
         for character in key {
-            let isBoundary: Bool
-            if !(character.isLetter || character.isNumber) {
+            guard character.isLetter || character.isNumber else {
                 if !current.isEmpty { tokens.append(current) }
                 current = ""
                 previous = nil
                 continue
-            } else if let previous {
-                isBoundary = (previous.isLowercase && character.isUppercase) || (previous.isLetter != character.isLetter)
-            } else {
-                isBoundary = false
             }
-            if isBoundary, !current.isEmpty {
+            if let previous, (previous.isLowercase && character.isUppercase) || (previous.isLetter != character.isLetter), !current.isEmpty {
                 tokens.append(current)
                 current = ""
             }

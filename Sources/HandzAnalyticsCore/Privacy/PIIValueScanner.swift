@@ -21,9 +21,9 @@ public enum PIIKind: String, Sendable, CaseIterable {
 ///   address (eight hex groups, or a `::` abbreviation).
 ///
 /// Deliberately not flagged: runs of up to 9 digits (counts, build numbers, dates), ISO-8601
-/// timestamps and versions. A value that passed the `uuid` format is not scanned: it is hex digits
-/// in fixed groups, and about 1 in 280 random UUIDs has an all-digit last group that would
-/// otherwise read as a 12-digit phone number.
+/// timestamps and versions. The validator does not scan a value that matched a format whose
+/// grammar rules every detector out (``StringFormat/canCarryPII``); for `uuid` that matters: about
+/// 1 in 280 random UUIDs has an all-digit last group that would read as a 12-digit phone number.
 public enum PIIValueScanner {
     public static func scan(_ value: String) -> PIIKind? {
         var value = value

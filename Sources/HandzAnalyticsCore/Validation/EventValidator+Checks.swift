@@ -3,16 +3,13 @@ extension ValidationRun {
     /// Returns the catalogued event's index, or -1.
     mutating func checkFields() -> Int {
         let eventIndex = checkEventName()
-        for i in 0..<catalog.requiredTopLevel.count {
-            let id = Int(catalog.requiredTopLevel[i])
-            if spans[id].generation != generation {
-                issues.add(.missingProperty, path(id, inProperties: false), "required global property is missing (CH33 §3.2)")
+        if seenTopMask & tables.requiredTopMask != tables.requiredTopMask {
+            for i in 0..<tables.requiredTopLevelCount {
+                let id = Int(tables.requiredTopLevel[i])
+                if spans[id].generation != generation {
+                    issues.add(.missingProperty, path(id, inProperties: false), "required global property is missing (CH33 §3.2)")
+                }
             }
-        }
-        for i in 0..<topCount {
-            let id = Int(seenTop[i])
-            if id == catalog.eventNameID { continue }
-            checkValue(id, check: Int(catalog.globalCheck[id]), inProperties: false)
         }
         switch properties {
         case .absent:
@@ -26,47 +23,56 @@ extension ValidationRun {
     }
 
     mutating func checkEventName() -> Int {
-        let id = catalog.eventNameID
+        let id = tables.eventNameID
         guard id >= 0, spans[id].generation == generation else { return -1 }
         let span = spans[id]
         guard span.kind == .string else {
             issues.add(.typeMismatch, "/event_name", "expected a string, got \(span.kind.name)")
             return -1
         }
-        let table = catalog.eventTable
-        let index = withStringBytes(span) { p, n in table.lookup(p, n) }
+        let symbols = tables.symbols
+        let index = knownEvent >= 0 ? knownEvent : withStringBytes(span) { p, n in symbols.lookup(CompiledCatalog.eventNamespace, p, n) }
         guard index >= 0 else {
             issues.add(.unknownEvent, "/event_name", "event name is not in the catalog (CH33 §6 authority, §10 allowlist)")
             scanForPII(span, path: .literal("/event_name"))
             return -1
         }
-        if !catalog.events[index].isEnabled {
-            issues.add(.eventDisabled, "/event_name", "event `\(catalog.events[index].name)` is a placeholder, disabled until enabled in the catalog")
+        if !tables.eventEnabled[index] {
+            issues.add(.eventDisabled, "/event_name", "event `\(catalog.eventNames[index])` is a placeholder, disabled until enabled in the catalog")
         }
         return index
     }
 
+    /// Checks one `properties` value against the event's rule for it (or the property's global
+    /// rule when the event is unknown).
+    @inline(__always)
+    mutating func checkEventProperty(_ id: Int, eventIndex: Int) {
+        guard eventIndex >= 0 else {
+            checkValue(id, check: Int(tables.globalCheck[id]), inProperties: true)
+            return
+        }
+        let check = Int(tables.eventRules[eventIndex &* tables.propertyCount &+ id])
+        if check < 0 {
+            issues.add(.unknownProperty, path(id, inProperties: true), "property is not declared for event `\(catalog.eventNames[eventIndex])`")
+            if spans[id].kind == .string { scanForPII(spans[id], path: .property(id, inProperties: true)) }
+        } else {
+            checkValue(id, check: check, inProperties: true)
+        }
+    }
+
     mutating func checkProperties(eventIndex: Int) {
-        for i in 0..<propertiesCount {
-            let id = Int(seenProperties[i])
-            if eventIndex >= 0 {
-                let check = Int(catalog.events[eventIndex].ruleCheck[id])
-                if check < 0 {
-                    issues.add(.unknownProperty, path(id, inProperties: true), "property is not declared for event `\(catalog.events[eventIndex].name)`")
-                    if spans[id].kind == .string { scanForPII(spans[id], path: .property(id, inProperties: true)) }
-                } else {
-                    checkValue(id, check: check, inProperties: true)
-                }
-            } else {
-                checkValue(id, check: Int(catalog.globalCheck[id]), inProperties: true)
-            }
+        if !propertiesCheckedInline {
+            for i in 0..<propertiesCount { checkEventProperty(Int(seenProperties[i]), eventIndex: eventIndex) }
         }
         guard eventIndex >= 0 else { return }
-        let required = catalog.events[eventIndex].required
-        for i in 0..<required.count {
-            let id = Int(required[i])
+        var allPresent = true
+        let required = tables.eventRequiredBits + eventIndex * tables.bitWords
+        for w in 0..<tables.bitWords where required[w] & ~storage.seenBits[w] != 0 { allPresent = false }
+        if allPresent { return }
+        for i in Int(tables.requiredOffsets[eventIndex])..<Int(tables.requiredOffsets[eventIndex + 1]) {
+            let id = Int(tables.requiredIDs[i])
             if spans[id].generation != generation {
-                issues.add(.missingProperty, path(id, inProperties: true), "required by event `\(catalog.events[eventIndex].name)`")
+                issues.add(.missingProperty, path(id, inProperties: true), "required by event `\(catalog.eventNames[eventIndex])`")
             }
         }
     }
@@ -75,14 +81,14 @@ extension ValidationRun {
     @inline(__always)
     mutating func checkValue(_ id: Int, check checkIndex: Int, inProperties: Bool) {
         let span = spans[id]
-        let check = catalog.checks[checkIndex]
+        let check = tables.checks[checkIndex]
         guard check.isEnabled else {
             issues.add(.unknownProperty, path(id, inProperties: inProperties), "placeholder property, disabled until enabled in the catalog")
             return
         }
         switch check.type {
         case .boolean:
-            if span.kind == .boolFalse && id == catalog.optInID {
+            if span.kind == .boolFalse && id == tables.optInID {
                 issues.add(.optedOut, path(id, inProperties: inProperties), "analytics is off: events must not be sent (CH33 §2.2)")
             } else if span.kind != .boolTrue && span.kind != .boolFalse {
                 issues.add(.typeMismatch, path(id, inProperties: inProperties), "expected a boolean, got \(span.kind.name)")
@@ -94,24 +100,27 @@ extension ValidationRun {
                 return
             }
             if span.isOverflow || span.integerValue < check.minimum || span.integerValue > check.maximum {
-                issues.add(.outOfRange, path(id, inProperties: inProperties), "expected \(check.expectation)")
+                issues.add(.outOfRange, path(id, inProperties: inProperties), "expected \(catalog.checkInfo[checkIndex].expectation)")
             }
         case .string:
             guard span.kind == .string else {
                 issues.add(.typeMismatch, path(id, inProperties: inProperties), "expected a string, got \(span.kind.name)")
                 return
             }
-            checkString(span, check: check, id: id, inProperties: inProperties)
+            checkString(span, check: check, checkIndex: checkIndex, id: id, inProperties: inProperties)
         }
     }
 
     @inline(__always)
-    mutating func checkString(_ span: FieldSpan, check: PropertyCheck, id: Int, inProperties: Bool) {
-        if check.enumTable >= 0 {
-            let table = catalog.enumTables[check.enumTable]
-            let found = withStringBytes(span) { p, n in table.lookup(p, n) }
+    mutating func checkString(_ span: FieldSpan, check: PropertyCheck, checkIndex: Int, id: Int, inProperties: Bool) {
+        let symbols = tables.symbols
+        if check.enumNamespace >= 0 {
+            let namespace = Int(check.enumNamespace)
+            if !span.isEscaped && predictedMember(span, namespace: namespace, checkIndex: checkIndex) { return }
+            let found = withStringBytes(span) { p, n in symbols.lookup(namespace, p, n) }
             if found < 0 {
-                issues.add(.invalidEnum, path(id, inProperties: inProperties), "expected \(check.expectation) of `\(check.name)`")
+                let info = catalog.checkInfo[checkIndex]
+                issues.add(.invalidEnum, path(id, inProperties: inProperties), "expected \(info.expectation) of `\(info.name)`")
                 scanForPII(span, path: .property(id, inProperties: inProperties))
             }
             return
@@ -119,18 +128,32 @@ extension ValidationRun {
         guard let format = check.format else { return }
         let matched: Bool
         if format == .ianaTimeZone {
-            let zones = catalog.timeZoneTable
-            matched = withStringBytes(span) { p, n in zones.lookup(p, n) >= 0 }
+            matched = (!span.isEscaped && predictedMember(span, namespace: CompiledCatalog.timeZoneNamespace, checkIndex: checkIndex))
+                || withStringBytes(span) { p, n in symbols.lookup(CompiledCatalog.timeZoneNamespace, p, n) >= 0 }
         } else {
             matched = withStringBytes(span) { p, n in format.matches(p, n) }
         }
         if !matched {
             issues.add(format.errorCode, path(id, inProperties: inProperties), "expected \(format.summary)")
         }
-        // A valid UUID is hex in fixed groups and cannot hold PII patterns (see PIIValueScanner).
-        if !(matched && format == .uuid) {
+        // A matching value is scanned only when its format can carry a PII pattern.
+        if !matched || format.canCarryPII {
             scanForPII(span, path: .property(id, inProperties: inProperties))
         }
+    }
+
+    /// Whether an unescaped string is in `namespace`, trying the entry this check matched last
+    /// time before the hash lookup, and remembering the entry it matches.
+    @inline(__always)
+    func predictedMember(_ span: FieldSpan, namespace: Int, checkIndex: Int) -> Bool {
+        let symbols = tables.symbols
+        let p = UnsafeRawPointer(scanner.p + Int(span.start))
+        let n = Int(span.length)
+        let guess = Int(storage.valuePrediction[checkIndex])
+        if guess >= 0 && symbols.entryMatches(guess, p, n) { return true }
+        let entry = symbols.entry(namespace, p, n)
+        if entry >= 0 { storage.valuePrediction[checkIndex] = Int32(entry) }
+        return entry >= 0
     }
 
     mutating func scanForPII(_ span: FieldSpan, path: PathReference) {
@@ -145,8 +168,8 @@ extension ValidationRun {
         if !span.isEscaped {
             return body(UnsafeRawPointer(scanner.p + Int(span.start)), Int(span.length))
         }
-        scanner.decodeString(start: Int(span.start), length: Int(span.length), into: &scratch)
+        scanner.decodeString(start: Int(span.start), length: Int(span.length), into: &storage.scratch)
         let fallback = UnsafeRawPointer(scanner.p)
-        return scratch.withUnsafeBytes { body($0.baseAddress ?? fallback, $0.count) }
+        return storage.scratch.withUnsafeBytes { body($0.baseAddress ?? fallback, $0.count) }
     }
 }

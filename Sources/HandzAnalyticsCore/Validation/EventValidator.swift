@@ -14,18 +14,11 @@
 /// Keep one validator per thread (it is a value; copies are independent).
 public struct EventValidator: Sendable {
     public let catalog: CompiledCatalog
-    private var spans: [FieldSpan]
-    private var seenTop: [Int32]
-    private var seenProperties: [Int32]
-    private var scratch: [UInt8] = []
-    private var generation: UInt32 = 0
+    private var storage: ValidatorStorage
 
     public init(catalog: CompiledCatalog) {
         self.catalog = catalog
-        spans = [FieldSpan](repeating: FieldSpan(), count: catalog.propertyCount)
-        seenTop = [Int32](repeating: 0, count: catalog.propertyCount)
-        seenProperties = [Int32](repeating: 0, count: catalog.propertyCount)
-        scratch.reserveCapacity(256)
+        storage = ValidatorStorage(tables: catalog.tables)
     }
 
     public mutating func validate(_ bytes: [UInt8]) -> Verdict {
@@ -43,62 +36,133 @@ public struct EventValidator: Sendable {
         guard buffer.count <= limits.maxEventBytes else {
             return Verdict(issues: [ValidationIssue(code: .tooLarge, path: "", message: "event is larger than \(limits.maxEventBytes) bytes")])
         }
-        generation &+= 1
-        if generation == 0 {
-            for i in spans.indices { spans[i].generation = 0 }
-            generation = 1
-        }
         guard let base = buffer.baseAddress, buffer.count > 0 else {
             return Verdict(issues: [ValidationIssue(code: .malformedJSON, path: "", message: "empty input is not JSON")])
         }
-        // Move the scratch tables out of `self` for the run, and back afterwards.
-        var run = ValidationRun(
-            catalog: catalog, bytes: base.assumingMemoryBound(to: UInt8.self), count: buffer.count,
-            spans: spans, seenTop: seenTop, seenProperties: seenProperties, scratch: scratch, generation: generation
-        )
-        spans = []; seenTop = []; seenProperties = []; scratch = []
-        let verdict = run.run()
-        spans = run.spans; seenTop = run.seenTop; seenProperties = run.seenProperties; scratch = run.scratch
-        return verdict
+        // Copy on write: a copied validator gets its own scratch tables on first use.
+        if !isKnownUniquelyReferenced(&storage) { storage = ValidatorStorage(tables: catalog.tables) }
+        storage.nextGeneration()
+        var run = ValidationRun(catalog: catalog, bytes: base.assumingMemoryBound(to: UInt8.self), count: buffer.count, storage: storage)
+        return run.run()
     }
 
     /// The span of a property in the event validated last, if it was present.
     public func span(of propertyID: Int) -> FieldSpan? {
-        let span = spans[propertyID]
-        return span.generation == generation ? span : nil
+        let span = storage.spans[propertyID]
+        return span.generation == storage.generation ? span : nil
+    }
+}
+
+/// The validator's reusable scratch memory: one span per property id, stamped with a generation
+/// so it never needs clearing, plus the lists of ids seen in the current event.
+final class ValidatorStorage: @unchecked Sendable {
+    let spans: UnsafeMutablePointer<FieldSpan>
+    let seenTop: UnsafeMutablePointer<Int32>
+    let seenProperties: UnsafeMutablePointer<Int32>
+    let count: Int
+    private(set) var generation: UInt32 = 0
+    /// Decoded escaped strings (slow path only).
+    var scratch: [UInt8] = []
+    /// Unknown keys of the object being parsed, for duplicate detection (slow path only).
+    var unknownKeys: [[UInt8]] = []
+
+    /// Key prediction: the key id that followed each key id last time — in the root object, and in
+    /// `properties` per event (row `eventCount` when the event is not known yet). Column
+    /// `propertyCount + 1` holds the first key. Clients write keys in a fixed order, so most keys
+    /// are confirmed by one comparison instead of a hash lookup, and an optional key (`user_id`)
+    /// costs one miss, not a miss for every key after it. Prediction only saves time: a wrong
+    /// guess falls back to the lookup.
+    let rootPrediction: UnsafeMutablePointer<Int32>
+    let propertyPrediction: UnsafeMutablePointer<Int32>
+    let predictionRow: Int
+    /// Value prediction: for each check with a closed set (or the time zone list), the symbol entry
+    /// its value matched last time — confirmed by one comparison instead of a hash lookup.
+    let valuePrediction: UnsafeMutablePointer<Int32>
+    let checkCount: Int
+    /// Which property ids were seen inside `properties` in the current event.
+    let seenBits: UnsafeMutablePointer<UInt64>
+    let bitWords: Int
+    private let predictionCount: Int
+
+    init(tables: CatalogTables) {
+        count = tables.propertyCount
+        spans = .allocate(capacity: max(count, 1))
+        spans.initialize(repeating: FieldSpan(), count: max(count, 1))
+        seenTop = .allocate(capacity: max(count, 1))
+        seenProperties = .allocate(capacity: max(count, 1))
+        predictionRow = tables.propertyCount + 2
+        rootPrediction = .allocate(capacity: predictionRow)
+        rootPrediction.initialize(repeating: -1, count: predictionRow)
+        predictionCount = (tables.eventCount + 1) * predictionRow
+        propertyPrediction = .allocate(capacity: predictionCount)
+        propertyPrediction.initialize(repeating: -1, count: predictionCount)
+        checkCount = max(tables.checkCount, 1)
+        valuePrediction = .allocate(capacity: checkCount)
+        valuePrediction.initialize(repeating: -1, count: checkCount)
+        bitWords = max(tables.bitWords, 1)
+        seenBits = .allocate(capacity: bitWords)
+        seenBits.initialize(repeating: 0, count: bitWords)
+    }
+
+    deinit {
+        spans.deallocate()
+        seenTop.deallocate()
+        seenProperties.deallocate()
+        rootPrediction.deallocate()
+        propertyPrediction.deallocate()
+        valuePrediction.deallocate()
+        seenBits.deallocate()
+    }
+
+    func nextGeneration() {
+        generation &+= 1
+        if generation == 0 {
+            for i in 0..<max(count, 1) { spans[i].generation = 0 }
+            generation = 1
+        }
     }
 }
 
 /// One validation pass over one event's bytes.
 struct ValidationRun {
     let catalog: CompiledCatalog
+    let tables: CatalogTables
+    unowned(unsafe) let storage: ValidatorStorage
     var scanner: JSONScanner
-    var spans: [FieldSpan]
-    var seenTop: [Int32]
-    var seenProperties: [Int32]
+    let spans: UnsafeMutablePointer<FieldSpan>
+    let seenTop: UnsafeMutablePointer<Int32>
+    let seenProperties: UnsafeMutablePointer<Int32>
     var topCount = 0
     var propertiesCount = 0
-    var scratch: [UInt8]
     let generation: UInt32
     var issues: IssueList
     var properties: PropertiesState = .absent
-    var unknownKeys: [[UInt8]] = []
+    /// Bits of the top-level properties seen so far.
+    var seenTopMask: UInt64 = 0
+    /// The event, once `event_name` has been read (-1 unknown or not yet read).
+    var knownEvent = -1
+    /// Whether `properties` values were checked while parsing (the event was already known);
+    /// otherwise they are checked after parsing, once `event_name` is resolved.
+    var propertiesCheckedInline = false
+    /// Whether `storage.unknownKeys` holds anything to clear (kept off the hot path).
+    var hasUnknownKeys = false
 
     enum PropertiesState { case absent, object, wrongType(JSONKind) }
 
-    init(catalog: CompiledCatalog, bytes: UnsafePointer<UInt8>, count: Int, spans: [FieldSpan], seenTop: [Int32],
-         seenProperties: [Int32], scratch: [UInt8], generation: UInt32) {
+    init(catalog: CompiledCatalog, bytes: UnsafePointer<UInt8>, count: Int, storage: ValidatorStorage) {
         self.catalog = catalog
+        self.tables = catalog.tables
+        self.storage = storage
         self.scanner = JSONScanner(bytes, count)
-        self.spans = spans
-        self.seenTop = seenTop
-        self.seenProperties = seenProperties
-        self.scratch = scratch
-        self.generation = generation
+        self.spans = storage.spans
+        self.seenTop = storage.seenTop
+        self.seenProperties = storage.seenProperties
+        self.generation = storage.generation
         self.issues = IssueList(limit: catalog.limits.maxIssuesPerEvent)
+        for w in 0..<storage.bitWords { storage.seenBits[w] = 0 }
     }
 
-    var maxDepth: Int { catalog.limits.maxScanDepth }
+    var maxDepth: Int { tables.maxScanDepth }
 
     mutating func run() -> Verdict {
         do {
@@ -119,7 +183,7 @@ struct ValidationRun {
             return Verdict(issues: [ValidationIssue(code: .tooLarge, path: "", message: "nested deeper than \(maxDepth) levels")])
         }
         let eventIndex = checkFields()
-        let name = eventIndex >= 0 ? catalog.catalog.events[eventIndex].name : nil
+        let name = eventIndex >= 0 ? catalog.eventNames[eventIndex] : nil
         return Verdict(issues: issues.issues, eventName: name, isTruncated: issues.truncated)
     }
 
@@ -135,21 +199,38 @@ struct ValidationRun {
             scanner.pos += 1
             return
         }
-        unknownKeys.removeAll()
+        if hasUnknownKeys { storage.unknownKeys.removeAll() }
+        var previous = tables.propertyCount + 1
+        let predictions = inProperties
+            ? storage.propertyPrediction + (knownEvent >= 0 ? knownEvent : tables.eventCount) * storage.predictionRow
+            : storage.rootPrediction
         while true {
             guard scanner.peek == UInt8(ascii: "\"") else { throw .malformed }
-            let key = try scanner.scanString()
+            // Fast path: the key predicted from the previous one, compared in place — its bytes
+            // and the closing quote — so the key is neither scanned nor hashed.
+            let guess = Int(predictions[previous])
+            let key: (start: Int, length: Int, escaped: Bool)
+            let id: Int
+            if guess >= 0, let length = tables.nameAt(guess, scanner.p, scanner.pos + 1, scanner.n) {
+                key = (scanner.pos + 1, length, false)
+                scanner.pos += length + 2
+                id = guess
+            } else {
+                key = try scanner.scanString()
+                id = resolve(key)
+                if id >= 0 { predictions[previous] = Int32(id) }
+            }
             scanner.skipWhitespace()
             try scanner.expect(UInt8(ascii: ":"))
             scanner.skipWhitespace()
-            let id = resolve(key)
-            if !inProperties && id == catalog.propertiesKeyID {
+            previous = id >= 0 ? id : tables.propertyCount + 1
+            if !inProperties && id == tables.propertiesKeyID {
                 if case .absent = properties {
                     if scanner.peek == UInt8(ascii: "{") {
                         properties = .object
-                        let rootUnknownKeys = unknownKeys
+                        let rootUnknownKeys = storage.unknownKeys
                         try parseObject(inProperties: true)
-                        unknownKeys = rootUnknownKeys
+                        storage.unknownKeys = rootUnknownKeys
                     } else {
                         properties = .wrongType(try skipScanningForPII(depth: valueDepth, path: .literal("/properties")))
                     }
@@ -157,13 +238,27 @@ struct ValidationRun {
                     issues.add(.duplicateKey, "/properties", "key appears more than once")
                     _ = try skipScanningForPII(depth: valueDepth, path: .literal("/properties"))
                 }
-            } else if id >= 0 && id < catalog.propertiesKeyID && catalog.isTopLevel[id] != inProperties {
+            } else if id >= 0 && id < tables.propertiesKeyID && tables.isTopLevel[id] != inProperties {
                 if spans[id].generation == generation {
                     issues.add(.duplicateKey, path(id, inProperties: inProperties), "key appears more than once")
                     _ = try skipScanningForPII(depth: valueDepth, path: .property(id, inProperties: inProperties))
                 } else {
                     try recordValue(id, depth: valueDepth, inProperties: inProperties)
-                    if inProperties { seenProperties[propertiesCount] = Int32(id); propertiesCount += 1 } else { seenTop[topCount] = Int32(id); topCount += 1 }
+                    if inProperties {
+                        seenProperties[propertiesCount] = Int32(id)
+                        propertiesCount += 1
+                        storage.seenBits[id >> 6] |= 1 << UInt64(id & 63)
+                        if propertiesCheckedInline { checkEventProperty(id, eventIndex: knownEvent) }
+                    } else {
+                        seenTop[topCount] = Int32(id)
+                        topCount += 1
+                        seenTopMask |= tables.topLevelBit[id]
+                        if id == tables.eventNameID {
+                            knownEvent = resolveEvent(spans[id])
+                        } else {
+                            checkValue(id, check: Int(tables.globalCheck[id]), inProperties: false)
+                        }
+                    }
                 }
             } else {
                 let path = reportUnknownKey(key, knownID: id, inProperties: inProperties)
@@ -185,11 +280,11 @@ struct ValidationRun {
 
     /// The property id a key names (or `propertiesKeyID`), -1 when unknown.
     mutating func resolve(_ key: (start: Int, length: Int, escaped: Bool)) -> Int {
-        if !key.escaped { return catalog.propertyID(UnsafeRawPointer(scanner.p + key.start), key.length) }
-        scanner.decodeString(start: key.start, length: key.length, into: &scratch)
-        let catalog = self.catalog
+        let symbols = tables.symbols
+        if !key.escaped { return symbols.lookup(CompiledCatalog.propertyNamespace, UnsafeRawPointer(scanner.p + key.start), key.length) }
+        scanner.decodeString(start: key.start, length: key.length, into: &storage.scratch)
         let fallback = UnsafeRawPointer(scanner.p)
-        return scratch.withUnsafeBytes { catalog.propertyID($0.baseAddress ?? fallback, $0.count) }
+        return storage.scratch.withUnsafeBytes { symbols.lookup(CompiledCatalog.propertyNamespace, $0.baseAddress ?? fallback, $0.count) }
     }
 
     /// Records the span of a recognised key's value.
@@ -251,26 +346,27 @@ struct ValidationRun {
 
     /// Reports a key that does not belong where it is; returns the (possibly redacted) path.
     mutating func reportUnknownKey(_ key: (start: Int, length: Int, escaped: Bool), knownID: Int, inProperties: Bool) -> String {
+        var keyBytes: [UInt8] = []
         if key.escaped {
-            scanner.decodeString(start: key.start, length: key.length, into: &scratch)
+            scanner.decodeString(start: key.start, length: key.length, into: &keyBytes)
         } else {
-            scratch.removeAll(keepingCapacity: true)
-            scratch.append(contentsOf: UnsafeBufferPointer(start: scanner.p + key.start, count: key.length))
+            keyBytes.append(contentsOf: UnsafeBufferPointer(start: scanner.p + key.start, count: key.length))
         }
-        let text = String(decoding: scratch, as: UTF8.self)
+        let text = String(decoding: keyBytes, as: UTF8.self)
         let segment = Self.safeSegment(text)
         let path = (inProperties ? "/properties/" : "/") + segment
-        if unknownKeys.count < 256 {
-            if unknownKeys.contains(scratch) {
+        hasUnknownKeys = true
+        if storage.unknownKeys.count < 256 {
+            if storage.unknownKeys.contains(keyBytes) {
                 issues.add(.duplicateKey, path, "key appears more than once")
                 return path
             }
-            unknownKeys.append(scratch)
+            storage.unknownKeys.append(keyBytes)
         }
-        if knownID >= 0 && knownID < catalog.propertiesKeyID {
-            let place = catalog.isTopLevel[knownID] ? "at the top level of the event" : "inside /properties"
+        if knownID >= 0 && knownID < tables.propertiesKeyID {
+            let place = tables.isTopLevel[knownID] ? "at the top level of the event" : "inside /properties"
             issues.add(.unknownProperty, path, "catalogued property belongs \(place)")
-        } else if knownID == catalog.propertiesKeyID {
+        } else if knownID == tables.propertiesKeyID {
             issues.add(.unknownProperty, path, "`properties` belongs at the top level of the event")
         } else {
             issues.add(.unknownProperty, path, "key is not in the catalog; unreviewed keys may carry PII")
@@ -288,6 +384,13 @@ struct ValidationRun {
     static func safeSegment(_ key: String) -> String {
         guard key.utf8.count <= 64, isSnakeCase(key), PIIValueScanner.scan(key) == nil else { return "*" }
         return key
+    }
+
+    /// The catalogued event an unescaped `event_name` string names, or -1 (escaped names and
+    /// non-strings are resolved after parsing, in `checkEventName`).
+    func resolveEvent(_ span: FieldSpan) -> Int {
+        guard span.kind == .string, !span.isEscaped else { return -1 }
+        return tables.symbols.lookup(CompiledCatalog.eventNamespace, UnsafeRawPointer(scanner.p + Int(span.start)), Int(span.length))
     }
 
     /// A path computed only when an issue is reported.

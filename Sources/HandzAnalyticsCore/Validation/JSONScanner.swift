@@ -70,9 +70,13 @@ struct JSONScanner {
         var escaped = false
         let raw = UnsafeRawPointer(p)
         while true {
+            // Eight bytes at a time; the lowest flagged byte is exact, so jump straight to it.
             while pos + 8 <= n {
-                let w = raw.loadUnaligned(fromByteOffset: pos, as: UInt64.self)
-                if Self.hasSpecialByte(w) { break }
+                let bits = Self.specialBits(raw.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
+                if bits != 0 {
+                    pos += bits.trailingZeroBitCount >> 3
+                    break
+                }
                 pos += 8
             }
             guard pos < n else { throw .malformed }
@@ -95,7 +99,10 @@ struct JSONScanner {
     }
 
     /// True when any byte of `w` is `"`, `\`, a control character or non-ASCII.
-    @inline(__always) static func hasSpecialByte(_ w: UInt64) -> Bool {
+    @inline(__always) static func hasSpecialByte(_ w: UInt64) -> Bool { specialBits(w) != 0 }
+
+    /// Non-zero when any byte of `w` is `"`, `\`, a control character or non-ASCII.
+    @inline(__always) static func specialBits(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = w ^ (ones &* 0x22)
@@ -103,7 +110,7 @@ struct JSONScanner {
         let quoteZero = (quote &- ones) & ~quote
         let backslashZero = (backslash &- ones) & ~backslash
         let control = (w &- ones &* 0x20) & ~w
-        return ((quoteZero | backslashZero | control) & highs) | (w & highs) != 0
+        return ((quoteZero | backslashZero | control) & highs) | (w & highs)
     }
 
     mutating func scanEscape() throws(ScanFailure) {
@@ -359,5 +366,13 @@ struct JSONScanner {
                 if level == 0 { return }
             }
         }
+    }
+}
+
+public enum _ScanExperiment {
+    public static func skip(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        var s = JSONScanner(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count)
+        do { _ = try s.skipValue(depth: 1, maxDepth: 64) { _, _, _ in } } catch { return false }
+        return true
     }
 }

@@ -1,0 +1,82 @@
+// handz-bench: throughput benchmarks for the pipeline's hot paths. Run in release mode:
+//   swift run -c release handz-bench validate FILE.ndjson [--passes 5]
+// Reported figures are recorded in BENCHMARKS.md together with the command that produced them.
+import Foundation
+import HandzAnalyticsCore
+import HandzCatalog
+
+@main
+enum HandzBench {
+    static func main() throws {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        guard let command = arguments.first else { usage() }
+        arguments.removeFirst()
+        switch command {
+        case "validate": try ValidateBenchmark(arguments: arguments).run()
+        default: usage()
+        }
+    }
+
+    static func usage() -> Never {
+        FileHandle.standardError.write(Data("usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR]\n".utf8))
+        exit(2)
+    }
+}
+
+/// Validates every line of an NDJSON corpus held in memory, on one thread, several passes;
+/// reports the best pass (the least disturbed by the rest of the machine) and the median.
+struct ValidateBenchmark {
+    var file = ""
+    var passes = 5
+    var catalogDirectory = "catalog"
+
+    init(arguments: [String]) throws {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--passes": passes = Int(iterator.next() ?? "") ?? passes
+            case "--catalog": catalogDirectory = iterator.next() ?? catalogDirectory
+            default: file = argument
+            }
+        }
+        if file.isEmpty { HandzBench.usage() }
+    }
+
+    func run() throws {
+        let catalog = CompiledCatalog(try CatalogLoader.loadChecked(directory: catalogDirectory))
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        let bytes = [UInt8](data)
+        var lines: [Range<Int>] = []
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte == 0x0A {
+            if index > start { lines.append(start..<index) }
+            start = index + 1
+        }
+        if start < bytes.count { lines.append(start..<bytes.count) }
+        var validator = EventValidator(catalog: catalog)
+        var timings: [Double] = []
+        var accepted = 0
+        for _ in 0..<passes {
+            accepted = 0
+            let begin = DispatchTime.now().uptimeNanoseconds
+            bytes.withUnsafeBytes { buffer in
+                if ProcessInfo.processInfo.environment["SCAN_ONLY"] != nil {
+                    for range in lines where _ScanExperiment.skip(UnsafeRawBufferPointer(rebasing: buffer[range])) { accepted += 1 }
+                } else {
+                for range in lines {
+                    let verdict = validator.validate(UnsafeRawBufferPointer(rebasing: buffer[range]))
+                    if verdict.isAccepted { accepted += 1 }
+                }
+                }
+            }
+            timings.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9)
+        }
+        timings.sort()
+        let best = timings[0]
+        let median = timings[timings.count / 2]
+        let eventsPerSecond = Double(lines.count) / best
+        print(String(format: "handz validator: %d events (%d accepted, %d rejected), %.1f MB, %d passes on 1 thread", lines.count, accepted, lines.count - accepted, Double(bytes.count) / 1e6, passes))
+        print(String(format: "handz validator: best %.3f s = %.0f events/s (%.0f MB/s); median %.3f s = %.0f events/s",
+                     best, eventsPerSecond, Double(bytes.count) / best / 1e6, median, Double(lines.count) / median))
+    }
+}
