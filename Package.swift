@@ -33,11 +33,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Helpers shared by the test targets: the repository catalog, event builders.
+        .target(name: "HandzTestSupport", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic"]),
         // Throughput benchmarks (release mode); figures go to BENCHMARKS.md.
         .executableTarget(name: "handz-bench", dependencies: ["HandzAnalyticsCore", "HandzCatalog"], path: "Benchmarks/HandzBench"),
-        .testTarget(name: "HandzAnalyticsCoreTests", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic"]),
-        .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzSynthetic"]),
-        .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzCatalog", "HandzSynthetic"]),
+        .testTarget(name: "HandzAnalyticsCoreTests", dependencies: ["HandzAnalyticsCore", "HandzSynthetic", "HandzTestSupport"]),
+        .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzSynthetic", "HandzTestSupport"]),
+        .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzAnalyticsCLI", "HandzSynthetic", "HandzTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -60,13 +60,9 @@ struct ValidateBenchmark {
             accepted = 0
             let begin = DispatchTime.now().uptimeNanoseconds
             bytes.withUnsafeBytes { buffer in
-                if ProcessInfo.processInfo.environment["SCAN_ONLY"] != nil {
-                    for range in lines where _ScanExperiment.skip(UnsafeRawBufferPointer(rebasing: buffer[range])) { accepted += 1 }
-                } else {
                 for range in lines {
                     let verdict = validator.validate(UnsafeRawBufferPointer(rebasing: buffer[range]))
                     if verdict.isAccepted { accepted += 1 }
-                }
                 }
             }
             timings.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9)

@@ -115,6 +115,9 @@ public struct CorpusGenerator {
             case 1: context.appVersion = "v1.4"
             default: context.deviceModel = "Pixel 8"
             }
+        case .invalidFormatTrailingNewline:
+            // A valid value plus an escaped newline: "en_US\n".
+            return Array(replaceTopLevelString("locale", with: context.locale + "\\n", in: build()).utf8)
         case .outOfRange:
             if let index = properties.firstIndex(where: { if case .integer = $0.1 { true } else { false } }) {
                 let key = properties[index].0

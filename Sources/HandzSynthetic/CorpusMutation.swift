@@ -18,6 +18,7 @@ public enum CorpusMutation: String, Sendable, CaseIterable {
     case invalidEnum = "invalid_enum"
     case invalidTimestamp = "invalid_timestamp"
     case invalidFormat = "invalid_format"
+    case invalidFormatTrailingNewline = "invalid_format:trailing_newline"
     case outOfRange = "out_of_range"
     case piiKey = "pii_key"
     case piiValue = "pii_value"
@@ -38,7 +39,7 @@ public enum CorpusMutation: String, Sendable, CaseIterable {
         case .invalidUUID: .invalidUUID
         case .invalidEnum: .invalidEnum
         case .invalidTimestamp: .invalidTimestamp
-        case .invalidFormat: .invalidFormat
+        case .invalidFormat, .invalidFormatTrailingNewline: .invalidFormat
         case .outOfRange: .outOfRange
         case .piiKey: .piiKey
         case .piiValue: .piiValue
@@ -56,6 +57,10 @@ public enum CorpusMutation: String, Sendable, CaseIterable {
         default: false
         }
     }
+
+    /// Mutations that validators built on Python's `re` accept although the exported schema
+    /// rejects them under ECMA-262: `$` matching before a final newline.
+    public var isInvisibleToPythonRegex: Bool { self == .invalidFormatTrailingNewline }
 
     /// How often each mutation appears among invalid lines (too_large lines are 33 KB each, so rare).
     var weight: Int { self == .tooLarge ? 1 : 100 }

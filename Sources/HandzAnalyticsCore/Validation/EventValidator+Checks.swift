@@ -77,9 +77,42 @@ extension ValidationRun {
         }
     }
 
-    /// Checks one recorded value against one compiled check.
+    /// Checks one recorded value against one compiled check. The common case — a valid value —
+    /// runs inline with no reporting code in the way; anything else goes to `checkValueSlowly`.
     @inline(__always)
     mutating func checkValue(_ id: Int, check checkIndex: Int, inProperties: Bool) {
+        let span = spans[id]
+        let check = tables.checks[checkIndex]
+        var valid = false
+        if check.isEnabled {
+            switch check.type {
+            case .boolean:
+                valid = span.kind == .boolTrue || (span.kind == .boolFalse && id != tables.optInID)
+            case .integer:
+                valid = span.kind == .number && span.isInteger && !span.isOverflow
+                    && span.integerValue >= check.minimum && span.integerValue <= check.maximum
+            case .string:
+                if span.kind == .string && !span.isEscaped {
+                    let p = UnsafeRawPointer(scanner.p + Int(span.start))
+                    let n = Int(span.length)
+                    if check.enumNamespace >= 0 {
+                        valid = predictedMember(span, namespace: Int(check.enumNamespace), checkIndex: checkIndex)
+                    } else if let format = check.format {
+                        let matched = format == .ianaTimeZone
+                            ? predictedMember(span, namespace: CompiledCatalog.timeZoneNamespace, checkIndex: checkIndex)
+                            : format.matches(p, n)
+                        // A matching value is scanned only when its format can carry a PII pattern.
+                        valid = matched && (!format.canCarryPII || PIIValueScanner.scan(p, n) == nil)
+                    }
+                }
+            }
+        }
+        if !valid { checkValueSlowly(id, check: checkIndex, inProperties: inProperties) }
+    }
+
+    /// The full check with reporting, for values the fast path did not accept (and escaped strings).
+    @inline(never)
+    mutating func checkValueSlowly(_ id: Int, check checkIndex: Int, inProperties: Bool) {
         let span = spans[id]
         let check = tables.checks[checkIndex]
         guard check.isEnabled else {
@@ -111,12 +144,10 @@ extension ValidationRun {
         }
     }
 
-    @inline(__always)
     mutating func checkString(_ span: FieldSpan, check: PropertyCheck, checkIndex: Int, id: Int, inProperties: Bool) {
         let symbols = tables.symbols
         if check.enumNamespace >= 0 {
             let namespace = Int(check.enumNamespace)
-            if !span.isEscaped && predictedMember(span, namespace: namespace, checkIndex: checkIndex) { return }
             let found = withStringBytes(span) { p, n in symbols.lookup(namespace, p, n) }
             if found < 0 {
                 let info = catalog.checkInfo[checkIndex]
@@ -128,15 +159,13 @@ extension ValidationRun {
         guard let format = check.format else { return }
         let matched: Bool
         if format == .ianaTimeZone {
-            matched = (!span.isEscaped && predictedMember(span, namespace: CompiledCatalog.timeZoneNamespace, checkIndex: checkIndex))
-                || withStringBytes(span) { p, n in symbols.lookup(CompiledCatalog.timeZoneNamespace, p, n) >= 0 }
+            matched = withStringBytes(span) { p, n in symbols.lookup(CompiledCatalog.timeZoneNamespace, p, n) >= 0 }
         } else {
             matched = withStringBytes(span) { p, n in format.matches(p, n) }
         }
         if !matched {
             issues.add(format.errorCode, path(id, inProperties: inProperties), "expected \(format.summary)")
         }
-        // A matching value is scanned only when its format can carry a PII pattern.
         if !matched || format.canCarryPII {
             scanForPII(span, path: .property(id, inProperties: inProperties))
         }

@@ -279,6 +279,7 @@ struct ValidationRun {
     }
 
     /// The property id a key names (or `propertiesKeyID`), -1 when unknown.
+    @inline(never)
     mutating func resolve(_ key: (start: Int, length: Int, escaped: Bool)) -> Int {
         let symbols = tables.symbols
         if !key.escaped { return symbols.lookup(CompiledCatalog.propertyNamespace, UnsafeRawPointer(scanner.p + key.start), key.length) }
@@ -323,6 +324,7 @@ struct ValidationRun {
     }
 
     /// Skips a value that is rejected anyway, scanning every string inside it for PII.
+    @inline(never)
     mutating func skipScanningForPII(depth: Int, path: PathReference) throws(ScanFailure) -> JSONKind {
         var found: PIIKind?
         var decoded: [UInt8] = []
@@ -345,6 +347,7 @@ struct ValidationRun {
     }
 
     /// Reports a key that does not belong where it is; returns the (possibly redacted) path.
+    @inline(never)
     mutating func reportUnknownKey(_ key: (start: Int, length: Int, escaped: Bool), knownID: Int, inProperties: Bool) -> String {
         var keyBytes: [UInt8] = []
         if key.escaped {

@@ -368,11 +368,3 @@ struct JSONScanner {
         }
     }
 }
-
-public enum _ScanExperiment {
-    public static func skip(_ buffer: UnsafeRawBufferPointer) -> Bool {
-        var s = JSONScanner(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count)
-        do { _ = try s.skipValue(depth: 1, maxDepth: 64) { _, _, _ in } } catch { return false }
-        return true
-    }
-}
