@@ -28,8 +28,11 @@ corpus="$work/corpus-$events.ndjson"
 cpu=$(( $(nproc) - 1 ))
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); pinned to CPU $cpu"
 echo "corpus: $corpus ($(wc -c < "$corpus") bytes, $events events)"
-handz=$(taskset -c "$cpu" "$bin/handz-bench" validate "$corpus" --passes 5 | tee /dev/stderr | sed -n 's/.* = \([0-9]*\) events\/s (.*/\1/p' | head -1)
-peers=$(taskset -c "$cpu" "$work/venv/bin/python" scripts/bench/validate_peers.py --schemas "$work/schemas" --corpus "$corpus" --passes 3 | tee /dev/stderr)
+handz_output=$(taskset -c "$cpu" "$bin/handz-bench" validate "$corpus" --passes 5)
+echo "$handz_output"
+handz=$(echo "$handz_output" | sed -n 's/.*best [0-9.]* s = \([0-9]*\) events\/s.*/\1/p')
+peers=$(taskset -c "$cpu" "$work/venv/bin/python" scripts/bench/validate_peers.py --schemas "$work/schemas" --corpus "$corpus" --passes 3)
+echo "$peers"
 msgspec=$(echo "$peers" | sed -n 's/^msgspec: .* = \([0-9]*\) events\/s/\1/p')
 jsonschema_rs=$(echo "$peers" | sed -n 's/^jsonschema-rs: .* = \([0-9]*\) events\/s/\1/p')
 python3 - "$handz" "$msgspec" "$jsonschema_rs" <<'PY'

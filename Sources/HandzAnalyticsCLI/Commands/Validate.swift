@@ -29,6 +29,12 @@ struct Validate: ParsableCommand {
     @Argument(help: "NDJSON file, or - for standard input.")
     var input: String = "-"
 
+    func validate() throws {
+        if input != "-" && !FileManager.default.isReadableFile(atPath: input) {
+            throw ValidationError("cannot read \(input)")
+        }
+    }
+
     func run() throws {
         let catalog = CompiledCatalog(try options.load())
         var validator = EventValidator(catalog: catalog)

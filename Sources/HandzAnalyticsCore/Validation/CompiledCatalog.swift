@@ -71,11 +71,12 @@ public final class CompiledCatalog: Sendable {
         let offsets = FixedBuffer(requiredOffsets)
         let required = FixedBuffer(requiredIDs)
         let requiredTop = FixedBuffer(catalog.envelope.required.compactMap { ids[$0].map(Int32.init) })
-        // Names by id (and `properties` last) as one byte buffer, for predicted-key comparison.
+        // Names by id (and `properties` last) as one byte buffer, each followed by its closing
+        // quote, so a predicted key is confirmed by one comparison that includes the quote.
         var nameOffsets: [Int32] = [0]
         var nameBytes: [UInt8] = []
         for name in names + [EnvelopeDefinition.propertiesKey] {
-            nameBytes += Array(name.utf8)
+            nameBytes += Array(name.utf8) + [UInt8(ascii: "\"")]
             nameOffsets.append(Int32(nameBytes.count))
         }
         nameBytes += [UInt8](repeating: 0, count: 16)
@@ -168,17 +169,12 @@ struct CatalogTables: @unchecked Sendable {
     @inline(__always)
     func nameAt(_ id: Int, _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int? {
         let offset = Int(nameOffsets[id])
-        let length = Int(nameOffsets[id + 1]) - offset
-        guard start + length < end, p[start + length] == UInt8(ascii: "\""),
-              bytesEqual(UnsafeRawPointer(p + start), UnsafeRawPointer(nameBytes + offset), length) else { return nil }
-        return length
-    }
-
-    /// Whether the `n` bytes at `p` are the name of property `id`.
-    @inline(__always)
-    func nameMatches(_ id: Int, _ p: UnsafeRawPointer, _ n: Int) -> Bool {
-        let start = Int(nameOffsets[id])
-        return Int(nameOffsets[id + 1]) - start == n && bytesEqual(p, UnsafeRawPointer(nameBytes + start), n)
+        let lengthWithQuote = Int(nameOffsets[id + 1]) - offset
+        // Reading 8 bytes from `start` is safe when the comparison needs them: the name and its
+        // quote fit before `end`, and names of 7 bytes or more are compared in place.
+        guard start + lengthWithQuote <= end,
+              bytesEqual(UnsafeRawPointer(p + start), UnsafeRawPointer(nameBytes + offset), lengthWithQuote) else { return nil }
+        return lengthWithQuote - 1
     }
 }
 

@@ -82,6 +82,7 @@ extension ValidationRun {
     @inline(__always)
     mutating func checkValue(_ id: Int, check checkIndex: Int, inProperties: Bool) {
         let span = spans[id]
+        if span.isVerified { return }
         let check = tables.checks[checkIndex]
         var valid = false
         if check.isEnabled {

@@ -243,7 +243,12 @@ struct ValidationRun {
                     issues.add(.duplicateKey, path(id, inProperties: inProperties), "key appears more than once")
                     _ = try skipScanningForPII(depth: valueDepth, path: .property(id, inProperties: inProperties))
                 } else {
-                    try recordValue(id, depth: valueDepth, inProperties: inProperties)
+                    // The check this value will face, when already known: lets common values be
+                    // verified in place while they are read (`verifiedString`).
+                    let expected = inProperties
+                        ? (propertiesCheckedInline ? Int(tables.eventRules[knownEvent &* tables.propertyCount &+ id]) : -1)
+                        : (id == tables.eventNameID ? -1 : Int(tables.globalCheck[id]))
+                    try recordValue(id, depth: valueDepth, inProperties: inProperties, expected: expected)
                     if inProperties {
                         seenProperties[propertiesCount] = Int32(id)
                         propertiesCount += 1
@@ -290,12 +295,20 @@ struct ValidationRun {
 
     /// Records the span of a recognised key's value.
     @inline(__always)
-    mutating func recordValue(_ id: Int, depth: Int, inProperties: Bool) throws(ScanFailure) {
+    mutating func recordValue(_ id: Int, depth: Int, inProperties: Bool, expected: Int) throws(ScanFailure) {
         var span = FieldSpan()
         span.generation = generation
         let start = scanner.pos
         switch scanner.peek {
         case UInt8(ascii: "\""):
+            if expected >= 0, let length = verifiedString(expected) {
+                span.kind = .string
+                span.isVerified = true
+                span.start = Int32(start + 1)
+                span.length = Int32(length)
+                scanner.pos = start + length + 2
+                break
+            }
             let s = try scanner.scanString()
             span.kind = .string
             span.isEscaped = s.escaped
@@ -321,6 +334,34 @@ struct ValidationRun {
             throw .malformed
         }
         spans[id] = span
+    }
+
+    /// Reads a string value in place when it is one the check accepts without further work — a
+    /// UUID, or the closed-set value this check matched last time — followed by its closing quote.
+    /// Such bytes contain no escape, control or non-ASCII byte, so they are a complete, valid JSON
+    /// string and need no separate scan. Returns the content length, or nil to take the general path.
+    @inline(__always)
+    func verifiedString(_ checkIndex: Int) -> Int? {
+        let check = tables.checks[checkIndex]
+        guard check.isEnabled else { return nil }
+        let contentStart = scanner.pos + 1
+        let p = scanner.p
+        if check.format == .uuid {
+            guard contentStart + 36 < scanner.n, p[contentStart + 36] == UInt8(ascii: "\""),
+                  UUIDFormat.matches(UnsafeRawPointer(p + contentStart), 36) else { return nil }
+            return 36
+        }
+        if check.enumNamespace >= 0 {
+            let guess = Int(storage.valuePrediction[checkIndex])
+            guard guess >= 0 else { return nil }
+            let symbols = tables.symbols
+            let offset = Int(symbols.offsets[guess])
+            let length = Int(symbols.offsets[guess + 1]) - offset
+            guard contentStart + length < scanner.n, p[contentStart + length] == UInt8(ascii: "\""),
+                  bytesEqual(UnsafeRawPointer(p + contentStart), UnsafeRawPointer(symbols.bytes + offset), length) else { return nil }
+            return length
+        }
+        return nil
     }
 
     /// Skips a value that is rejected anyway, scanning every string inside it for PII.

@@ -8,6 +8,8 @@ public struct FieldSpan: Sendable {
     public internal(set) var isEscaped: Bool = false
     /// For numbers: written as an integer (no fraction, no exponent).
     public internal(set) var isInteger: Bool = false
+    /// For strings: already checked against the property's rule while being read.
+    public internal(set) var isVerified: Bool = false
     /// For integers: too large for Int64.
     public internal(set) var isOverflow: Bool = false
     /// Byte offset of the value; for strings, of the content after the opening quote.

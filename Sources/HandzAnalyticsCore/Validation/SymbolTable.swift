@@ -101,14 +101,23 @@ struct RawSymbolTable: @unchecked Sendable {
     }
 }
 
-/// Compares `n` bytes a word at a time.
+/// Compares `n` bytes a word at a time; the tail is one overlapping word (or half-word), never a
+/// byte loop. Both sides must be readable for `max(n, 8)` bytes when `n >= 8`.
 @inlinable @inline(__always)
 func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
-    var i = 0
-    while i + 8 <= n {
-        if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-        i += 8
+    if n >= 8 {
+        var i = 0
+        while i + 8 < n {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            i += 8
+        }
+        return a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
     }
+    if n >= 4 {
+        return a.loadUnaligned(fromByteOffset: 0, as: UInt32.self) == b.loadUnaligned(fromByteOffset: 0, as: UInt32.self)
+            && a.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+    }
+    var i = 0
     while i < n {
         if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
         i += 1

@@ -32,11 +32,11 @@ private struct Lint {
         self.keyLint = PIIKeyLint(policy: catalog.privacy)
     }
 
-    mutating func error(_ location: SourceLocation, _ message: String) {
+    mutating func error(_ location: CatalogLocation, _ message: String) {
         problems.append(CatalogProblem(location, message))
     }
 
-    mutating func warning(_ location: SourceLocation, _ message: String) {
+    mutating func warning(_ location: CatalogLocation, _ message: String) {
         problems.append(CatalogProblem(location, message, severity: .warning))
     }
 
@@ -45,10 +45,10 @@ private struct Lint {
     mutating func checkManifest() {
         let parts = catalog.version.split(separator: ".")
         if parts.count != 3 || parts.contains(where: { Int($0) == nil }) {
-            error(SourceLocation(file: "catalog.yaml", line: 1), "catalog_version must be MAJOR.MINOR.PATCH")
+            error(CatalogLocation(file: "catalog.yaml", line: 1), "catalog_version must be MAJOR.MINOR.PATCH")
         }
         if catalog.timeZones.isEmpty {
-            error(SourceLocation(file: "time_zones.yaml", line: 1), "the time zone list is empty")
+            error(CatalogLocation(file: "time_zones.yaml", line: 1), "the time zone list is empty")
         }
     }
 
@@ -99,7 +99,7 @@ private struct Lint {
     }
 
     /// PII key lint on a catalogued key or event name (CH33 §8.1).
-    mutating func checkKey(_ key: String, location: SourceLocation, what: String) {
+    mutating func checkKey(_ key: String, location: CatalogLocation, what: String) {
         switch keyLint.check(key) {
         case .denied(let token):
             error(location, "\(what) \(key) contains the PII token '\(token)' (CH33 §8.1); rename it, or list it in privacy.yaml reviewed_identifiers with the reason")
@@ -111,7 +111,7 @@ private struct Lint {
     }
 
     mutating func checkEnvelope() {
-        let location = SourceLocation(file: "envelope.yaml", line: 1)
+        let location = CatalogLocation(file: "envelope.yaml", line: 1)
         for name in SpecInventory.requiredGlobals where !catalog.envelope.required.contains(name) {
             error(location, "required global property \(name) (CH33 §3.2) is not in envelope.yaml required")
         }
@@ -133,7 +133,7 @@ private struct Lint {
             error(sources.envelope[name] ?? location, "\(name) is both a top-level and a common property")
         }
         for name in SpecInventory.commonProperties + SpecInventory.experimentProperties where catalog.properties[name] == nil {
-            error(SourceLocation(file: "properties.yaml", line: 1), "CH33 §3.2/§11 property \(name) is not catalogued")
+            error(CatalogLocation(file: "properties.yaml", line: 1), "CH33 §3.2/§11 property \(name) is not catalogued")
         }
     }
 
@@ -208,26 +208,26 @@ private struct Lint {
         }
         let names = Set(catalog.events.map(\.name))
         for (name, reason) in naming.exceptions {
-            let location = sources.namingExceptions[name] ?? SourceLocation(file: "naming.yaml", line: 1)
+            let location = sources.namingExceptions[name] ?? CatalogLocation(file: "naming.yaml", line: 1)
             if !names.contains(name) { error(location, "naming exception for \(name), which is not a catalogued event") }
             if reason.isEmpty { error(location, "naming exception for \(name) has no reason") }
         }
         for (alias, domain) in naming.domainAliases where !naming.domains.contains(domain) {
-            error(SourceLocation(file: "naming.yaml", line: 1), "domain alias \(alias) points to \(domain), which is not a domain")
+            error(CatalogLocation(file: "naming.yaml", line: 1), "domain alias \(alias) points to \(domain), which is not a domain")
         }
     }
 
     mutating func checkPrivacyPolicy() {
         if catalog.privacy.deniedKeyTokens.isEmpty {
-            error(SourceLocation(file: "privacy.yaml", line: 1), "the PII key denylist is empty")
+            error(CatalogLocation(file: "privacy.yaml", line: 1), "the PII key denylist is empty")
         }
         for token in ["email", "phone", "name", "notes", "description", "address", "password", "ip"]
         where !catalog.privacy.deniedKeyTokens.contains(token) {
-            error(SourceLocation(file: "privacy.yaml", line: 1), "the denylist must contain '\(token)' (CH33 §8.1)")
+            error(CatalogLocation(file: "privacy.yaml", line: 1), "the denylist must contain '\(token)' (CH33 §8.1)")
         }
         let keys = Set(catalog.properties.keys).union(catalog.events.map(\.name))
         for (key, reason) in catalog.privacy.reviewedIdentifiers {
-            let location = sources.reviewedIdentifiers[key] ?? SourceLocation(file: "privacy.yaml", line: 1)
+            let location = sources.reviewedIdentifiers[key] ?? CatalogLocation(file: "privacy.yaml", line: 1)
             if !keys.contains(key) { error(location, "reviewed identifier \(key) is not a catalogued property or event") }
             if keyLint.deniedToken(in: key) == nil { error(location, "reviewed identifier \(key) contains no denied token; remove it") }
             if reason.isEmpty { error(location, "reviewed identifier \(key) has no reason") }
@@ -236,7 +236,7 @@ private struct Lint {
 
     mutating func checkSpecCoverage() {
         let byName = Dictionary(catalog.events.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let location = SourceLocation(file: "events", line: 1)
+        let location = CatalogLocation(file: "events", line: 1)
         for name in SpecInventory.section6Events + SpecInventory.attemptEvents {
             guard let event = byName[name] else {
                 error(location, "CH33 §6/§1 event \(name) is not catalogued")
@@ -261,10 +261,10 @@ private struct Lint {
         let byName = Dictionary(catalog.events.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for (id, specSteps) in SpecInventory.funnels.sorted(by: { $0.key < $1.key }) {
             guard let funnel = catalog.funnels.first(where: { $0.id == id }) else {
-                error(SourceLocation(file: "funnels.yaml", line: 1), "funnel \(id) (CH33 §5.1) is not defined")
+                error(CatalogLocation(file: "funnels.yaml", line: 1), "funnel \(id) (CH33 §5.1) is not defined")
                 continue
             }
-            let location = sources.funnels[id] ?? SourceLocation(file: "funnels.yaml", line: 1)
+            let location = sources.funnels[id] ?? CatalogLocation(file: "funnels.yaml", line: 1)
             if funnel.steps.count != specSteps.count {
                 error(location, "funnel \(id) has \(funnel.steps.count) steps; CH33 §5.1 lists \(specSteps.count)")
             }
@@ -282,7 +282,7 @@ private struct Lint {
             }
         }
         for funnel in catalog.funnels {
-            let location = sources.funnels[funnel.id] ?? SourceLocation(file: "funnels.yaml", line: 1)
+            let location = sources.funnels[funnel.id] ?? CatalogLocation(file: "funnels.yaml", line: 1)
             if funnel.windowSeconds <= 0 { error(location, "funnel \(funnel.id) needs a positive window") }
             if funnel.steps.count < 2 { error(location, "funnel \(funnel.id) needs at least two steps") }
             if funnel.success.isEmpty { error(location, "funnel \(funnel.id) needs a success definition") }
@@ -301,7 +301,7 @@ private struct Lint {
         }
     }
 
-    mutating func checkFilter(_ filter: PropertyFilter, event: EventDefinition, at: SourceLocation, step: String) {
+    mutating func checkFilter(_ filter: PropertyFilter, event: EventDefinition, at: CatalogLocation, step: String) {
         let carried = topLevel.contains(filter.property) || catalog.allowedProperties(of: event).contains { $0.name == filter.property }
         guard carried, let definition = catalog.properties[filter.property] else {
             error(at, "\(step): event \(event.name) does not carry \(filter.property)")

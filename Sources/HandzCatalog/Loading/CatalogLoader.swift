@@ -65,7 +65,7 @@ private struct LoaderState {
     mutating func open(_ root: URL, _ file: String, allowed: Set<String>, required: Bool = true) -> (YAMLReader, [String: Node])? {
         let url = root.appendingPathComponent(file)
         guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            if required { problems.append(CatalogProblem(SourceLocation(file: file, line: 1), "missing or unreadable file")) }
+            if required { problems.append(CatalogProblem(CatalogLocation(file: file, line: 1), "missing or unreadable file")) }
             return nil
         }
         sources.files.append(file)
@@ -73,11 +73,17 @@ private struct LoaderState {
         let node: Node?
         do {
             node = try Yams.compose(yaml: text)
+        } catch YamlError.duplicatedKeysInMapping(let duplicates, let context) {
+            for key in duplicates.sorted() {
+                let line = Self.secondOccurrence(of: key, in: text, from: context.mark.line) ?? context.mark.line
+                problems.append(CatalogProblem(CatalogLocation(file: file, line: line), "duplicate key '\(key)'"))
+            }
+            return nil
         } catch let error as YamlError {
-            problems.append(CatalogProblem(SourceLocation(file: file, line: Self.line(of: error)), "YAML syntax: \(Self.summary(of: error))"))
+            problems.append(CatalogProblem(CatalogLocation(file: file, line: Self.line(of: error)), "YAML syntax: \(Self.summary(of: error))"))
             return nil
         } catch {
-            problems.append(CatalogProblem(SourceLocation(file: file, line: 1), "YAML syntax error"))
+            problems.append(CatalogProblem(CatalogLocation(file: file, line: 1), "YAML syntax error"))
             return nil
         }
         var values: [String: Node] = [:]
@@ -85,6 +91,23 @@ private struct LoaderState {
         problems += reader.problems
         reader.problems = []
         return (reader, values)
+    }
+
+    /// The line of the second `key:` at one indentation from `line` on (Yams reports where the
+    /// mapping starts; the duplicate is what needs fixing).
+    static func secondOccurrence(of key: String, in text: String, from line: Int) -> Int? {
+        var firstIndent: Int?
+        for (index, content) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where index + 1 >= line {
+            let trimmed = content.drop { $0 == " " }
+            guard trimmed.hasPrefix(key + ":") else { continue }
+            let indent = content.count - trimmed.count
+            if let firstIndent {
+                if indent == firstIndent { return index + 1 }
+            } else {
+                firstIndent = indent
+            }
+        }
+        return nil
     }
 
     static func line(of error: YamlError) -> Int {

@@ -1,7 +1,7 @@
 import HandzAnalyticsCore
 
 /// A place in a catalog file.
-public struct SourceLocation: Sendable, Hashable, Comparable {
+public struct CatalogLocation: Sendable, Hashable, Comparable {
     /// Path relative to the catalog directory, e.g. `events/05_builder.yaml`.
     public var file: String
     public var line: Int
@@ -21,11 +21,11 @@ public struct SourceLocation: Sendable, Hashable, Comparable {
 public struct CatalogProblem: Sendable, Hashable, Comparable, CustomStringConvertible {
     public enum Severity: String, Sendable { case error, warning }
 
-    public var location: SourceLocation
+    public var location: CatalogLocation
     public var severity: Severity
     public var message: String
 
-    public init(_ location: SourceLocation, _ message: String, severity: Severity = .error) {
+    public init(_ location: CatalogLocation, _ message: String, severity: Severity = .error) {
         self.location = location
         self.severity = severity
         self.message = message
@@ -46,22 +46,22 @@ public struct CatalogProblem: Sendable, Hashable, Comparable, CustomStringConver
 
 /// Where each catalog entry was defined, for lint messages.
 public struct CatalogSourceMap: Sendable {
-    public var events: [String: SourceLocation] = [:]
-    public var properties: [String: SourceLocation] = [:]
+    public var events: [String: CatalogLocation] = [:]
+    public var properties: [String: CatalogLocation] = [:]
     /// "event/property" → the line where an event declares a property.
-    public var eventProperties: [String: SourceLocation] = [:]
-    public var funnels: [String: SourceLocation] = [:]
+    public var eventProperties: [String: CatalogLocation] = [:]
+    public var funnels: [String: CatalogLocation] = [:]
     /// "F0/2" → the line of a funnel's second step (1-based).
-    public var funnelSteps: [String: SourceLocation] = [:]
-    public var namingExceptions: [String: SourceLocation] = [:]
-    public var reviewedIdentifiers: [String: SourceLocation] = [:]
-    public var envelope: [String: SourceLocation] = [:]
+    public var funnelSteps: [String: CatalogLocation] = [:]
+    public var namingExceptions: [String: CatalogLocation] = [:]
+    public var reviewedIdentifiers: [String: CatalogLocation] = [:]
+    public var envelope: [String: CatalogLocation] = [:]
     public var files: [String] = []
 
     public init() {}
 
-    func event(_ name: String) -> SourceLocation { events[name] ?? SourceLocation(file: "events", line: 1) }
-    func property(_ name: String) -> SourceLocation { properties[name] ?? SourceLocation(file: "properties.yaml", line: 1) }
+    func event(_ name: String) -> CatalogLocation { events[name] ?? CatalogLocation(file: "events", line: 1) }
+    func property(_ name: String) -> CatalogLocation { properties[name] ?? CatalogLocation(file: "properties.yaml", line: 1) }
 }
 
 /// A catalog read from disk, with where everything came from and what could not be read.

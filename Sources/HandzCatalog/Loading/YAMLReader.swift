@@ -8,8 +8,8 @@ struct YAMLReader {
 
     init(file: String) { self.file = file }
 
-    func location(_ node: Node?) -> SourceLocation {
-        SourceLocation(file: file, line: node?.mark?.line ?? 1)
+    func location(_ node: Node?) -> CatalogLocation {
+        CatalogLocation(file: file, line: node?.mark?.line ?? 1)
     }
 
     mutating func problem(_ node: Node?, _ message: String) {

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The JSON Schema export agrees with the validator, event by event: python-jsonschema (an
+# independent implementation) and `handz-analytics validate` judge the same generated corpus.
+# See Tests/Interop/jsonschema_agreement.py for what "agree" means.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work="${WORK_DIR:-.build-ci}/jsonschema"
+venv="${WORK_DIR:-.build-ci}/venv"
+mkdir -p "$work"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check "jsonschema==4.*"
+
+swift build --product handz-analytics >/dev/null
+bin=$(swift build --show-bin-path)
+"$bin/handz-analytics" corpus --count "${AGREEMENT_EVENTS:-60000}" --seed 20261122 --out "$work/corpus.ndjson" --labels "$work/labels.txt"
+"$bin/handz-analytics" catalog export-jsonschema --out "$work/schemas" 2>/dev/null
+"$bin/handz-analytics" validate --verdicts "$work/corpus.ndjson" > "$work/verdicts.ndjson" || true
+"$venv/bin/python" Tests/Interop/jsonschema_agreement.py --schemas "$work/schemas" --corpus "$work/corpus.ndjson" \
+  --labels "$work/labels.txt" --verdicts "$work/verdicts.ndjson"
