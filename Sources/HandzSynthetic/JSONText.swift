@@ -1,3 +1,5 @@
+import HandzAnalyticsCore
+
 /// Builds compact JSON text, for synthetic events and command output. Strings are escaped per
 /// RFC 8259; keys keep the order they are written in.
 public struct JSONText: Sendable {
@@ -37,27 +39,9 @@ public struct JSONText: Sendable {
     }
 
     /// `value` as a quoted JSON string.
-    public static func quoted(_ value: String) -> String {
-        var out = ""
-        appendQuoted(value, to: &out)
-        return out
-    }
+    public static func quoted(_ value: String) -> String { JSONString.quoted(value) }
 
     public static func appendQuoted(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        JSONString.append(value, to: &out)
     }
 }

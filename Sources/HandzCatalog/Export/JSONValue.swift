@@ -1,3 +1,5 @@
+import HandzAnalyticsCore
+
 /// A JSON document with ordered object keys, for exports that people read and diff.
 public indirect enum JSONValue: Sendable, Equatable {
     case object([(String, JSONValue)])
@@ -61,20 +63,6 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     static func quote(_ value: String, into out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        JSONString.append(value, to: &out)
     }
 }
