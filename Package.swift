@@ -13,10 +13,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // Server side only; the core and the client never depend on these.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.9.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The pure core: catalog model, compiled lookup tables, the byte-level validator,
-        // PII lint. Foundation only, no I/O — the iOS client builds on it.
+        // PII lint, batch envelope parsing. Foundation only, no I/O — the iOS client builds on it.
         .target(name: "HandzAnalyticsCore"),
         // Catalog tooling: reads `catalog/` (YAML), lints it, exports JSON Schema and docs.
         .target(
@@ -25,21 +33,76 @@ let package = Package(
         ),
         // Synthetic, catalog-driven event generation: valid examples and an invalid corpus.
         .target(name: "HandzSynthetic", dependencies: ["HandzAnalyticsCore"]),
+
+        // System libraries (Debian: libsqlite3-dev, zlib1g-dev; Apple SDKs ship both).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // A small SQLite wrapper shared by the server store and the on-device queue.
+        .target(name: "HandzSQLite", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))]),
+        // Gzip with hard limits, shared by server and client.
+        .target(name: "HandzCompression", dependencies: ["CZlib"]),
+        // The HZ1-HMAC-SHA256 request signature and the keys file, shared by server and client.
+        .target(
+            name: "HandzSigning",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux]))]
+        ),
+        // The event store: schema, migrations, group-commit writer, quarantine, privacy operations.
+        .target(name: "HandzStore", dependencies: ["HandzAnalyticsCore", "HandzSQLite", "HandzSigning"]),
+        // The ingestion pipeline without HTTP: limits, signature check, rate limits, validation, receipts.
+        .target(
+            name: "HandzIngest",
+            dependencies: [
+                "HandzAnalyticsCore", "HandzStore", "HandzSigning", "HandzCompression",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        // The HTTP server (Hummingbird 2) around HandzIngest, with Prometheus metrics and graceful shutdown.
+        .target(
+            name: "HandzServer",
+            dependencies: [
+                "HandzIngest", "HandzCatalog",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         .executableTarget(
             name: "HandzAnalyticsCLI",
             dependencies: [
-                "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic",
+                "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Helpers shared by the test targets: the repository catalog, event builders.
-        .target(name: "HandzTestSupport", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic"]),
+        // Helpers shared by the test targets: the repository catalog, event builders, process runner.
+        .target(name: "HandzTestSupport", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzSigning", "HandzCompression"]),
         // Throughput benchmarks (release mode); figures go to BENCHMARKS.md.
         .executableTarget(name: "handz-bench", dependencies: ["HandzAnalyticsCore", "HandzCatalog"], path: "Benchmarks/HandzBench"),
+        // The ingestion load generator: signed gzip batches over many loopback connections.
+        .executableTarget(
+            name: "handz-load",
+            dependencies: [
+                "HandzSynthetic", "HandzCatalog", "HandzSigning", "HandzCompression",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/HandzLoad"
+        ),
         .testTarget(name: "HandzAnalyticsCoreTests", dependencies: ["HandzAnalyticsCore", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzAnalyticsCLI", "HandzSynthetic", "HandzTestSupport"]),
+        .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzSQLite", "HandzTestSupport"]),
+        .testTarget(
+            name: "HandzIngestTests",
+            dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -51,6 +51,23 @@ public struct EventValidator: Sendable {
         let span = storage.spans[propertyID]
         return span.generation == storage.generation ? span : nil
     }
+
+    /// The byte range of the `properties` object in the event validated last.
+    public var propertiesRange: Range<Int>? {
+        storage.propertiesGeneration == storage.generation ? storage.propertiesRange : nil
+    }
+
+    /// Calls `body` with a string property's bytes in the event validated last (`event` must be
+    /// the same bytes), decoding escapes when there are any. `body` gets nil when absent or not a string.
+    public func withString<R>(_ propertyID: Int, in event: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        guard let span = span(of: propertyID), span.kind == .string, let base = event.baseAddress else { return try body(nil) }
+        if !span.isEscaped {
+            return try body(UnsafeRawBufferPointer(start: base + Int(span.start), count: Int(span.length)))
+        }
+        var decoded: [UInt8] = []
+        JSONScanner(base.assumingMemoryBound(to: UInt8.self), event.count).decodeString(start: Int(span.start), length: Int(span.length), into: &decoded)
+        return try decoded.withUnsafeBytes { try body($0) }
+    }
 }
 
 /// The validator's reusable scratch memory: one span per property id, stamped with a generation
@@ -65,6 +82,11 @@ final class ValidatorStorage: @unchecked Sendable {
     var scratch: [UInt8] = []
     /// Unknown keys of the object being parsed, for duplicate detection (slow path only).
     var unknownKeys: [[UInt8]] = []
+    /// Where the `properties` object of the event lies: start, end, and the generation it belongs
+    /// to (a pointer, so the hot path writes it without exclusivity bookkeeping).
+    let propertiesLocation: UnsafeMutablePointer<Int>
+    var propertiesRange: Range<Int> { propertiesLocation[0]..<propertiesLocation[1] }
+    var propertiesGeneration: UInt32 { UInt32(truncatingIfNeeded: propertiesLocation[2]) }
 
     /// Key prediction: the key id that followed each key id last time — in the root object, and in
     /// `properties` per event (row `eventCount` when the event is not known yet). Column
@@ -102,6 +124,8 @@ final class ValidatorStorage: @unchecked Sendable {
         bitWords = max(tables.bitWords, 1)
         seenBits = .allocate(capacity: bitWords)
         seenBits.initialize(repeating: 0, count: bitWords)
+        propertiesLocation = .allocate(capacity: 3)
+        propertiesLocation.initialize(repeating: 0, count: 3)
     }
 
     deinit {
@@ -112,6 +136,7 @@ final class ValidatorStorage: @unchecked Sendable {
         propertyPrediction.deallocate()
         valuePrediction.deallocate()
         seenBits.deallocate()
+        propertiesLocation.deallocate()
     }
 
     func nextGeneration() {
@@ -228,9 +253,13 @@ struct ValidationRun {
                 if case .absent = properties {
                     if scanner.peek == UInt8(ascii: "{") {
                         properties = .object
-                        let rootUnknownKeys = storage.unknownKeys
+                        let rootUnknownKeys = hasUnknownKeys ? storage.unknownKeys : []
+                        let objectStart = scanner.pos
                         try parseObject(inProperties: true)
-                        storage.unknownKeys = rootUnknownKeys
+                        if hasUnknownKeys { storage.unknownKeys = rootUnknownKeys }
+                        storage.propertiesLocation[0] = objectStart
+                        storage.propertiesLocation[1] = scanner.pos
+                        storage.propertiesLocation[2] = Int(generation)
                     } else {
                         properties = .wrongType(try skipScanningForPII(depth: valueDepth, path: .literal("/properties")))
                     }

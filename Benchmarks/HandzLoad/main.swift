@@ -1,0 +1,1 @@
+print("handz-load: not built yet")

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import HandzServer
+import HandzStore
+import Logging
+
+/// `handz-analytics serve`: the ingestion endpoint on the embedded SQLite store.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the ingestion endpoint (HTTP, signed keys, rate limits) on an embedded SQLite store.",
+        discussion: """
+        On first start it creates the keys file with one ingest key and prints its secret once. \
+        SIGTERM or SIGINT shut down gracefully (in-flight batches finish and commit); SIGHUP reloads the catalog.
+        """
+    )
+
+    @OptionGroup var catalogOptions: CatalogOptions
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "SQLite database file.")
+    var db = "handz-events.sqlite"
+
+    @Option(help: "Keys file (created with one ingest key if missing).")
+    var keys = "handz-keys.json"
+
+    @Option(help: "Durability: full (fsync every commit; survives power loss) or normal (survives a process crash).")
+    var synchronous: String = "full"
+
+    @Option(help: "Largest request body as sent, bytes.")
+    var maxBodyBytes = 1 << 20
+
+    @Option(help: "Largest body after decompression, bytes.")
+    var maxDecompressedBytes = 5 << 20
+
+    @Option(help: "Most events in one batch.")
+    var maxEvents = 1_000
+
+    @Option(help: "Requests processed at once; more get 429.")
+    var maxConcurrentRequests = 64
+
+    @Option(help: "Rate limit per ingestion key, events per second.")
+    var keyEventsPerSecond: Double = 200_000
+
+    @Option(help: "Rate limit per install_id, events per second.")
+    var installEventsPerSecond: Double = 50
+
+    @Option(help: "Burst allowance per install_id, events.")
+    var installBurst: Double = 5_000
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard StoreConfiguration.Synchronous(rawValue: synchronous) != nil else { throw ValidationError("--synchronous must be full or normal") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+    }
+
+    func run() async throws {
+        var options = ServerOptions(catalogDirectory: try catalogOptions.directory())
+        options.host = host
+        options.port = port
+        options.databasePath = db
+        options.keysPath = keys
+        options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
+        options.limits.maxBodyBytes = maxBodyBytes
+        options.limits.maxDecompressedBytes = maxDecompressedBytes
+        options.limits.maxEventsPerBatch = maxEvents
+        options.limits.maxConcurrentRequests = maxConcurrentRequests
+        options.rateLimits.perKeyEventsPerSecond = keyEventsPerSecond
+        options.rateLimits.perKeyBurst = keyEventsPerSecond * 2
+        options.rateLimits.perInstallEventsPerSecond = installEventsPerSecond
+        options.rateLimits.perInstallBurst = installBurst
+        var logger = Logger(label: "handz.server")
+        logger.logLevel = Logger.Level(rawValue: logLevel)!
+        try await ServerRunner.run(options, logger: logger, onStart: { startup in
+            var lines = ["handz-analytics serve — catalog \(startup.catalogVersion)",
+                         "database: \(startup.databasePath)",
+                         "keys file: \(startup.keysPath)"]
+            if let key = startup.createdKey {
+                lines += ["created an ingestion key for local use (the secret is shown only now):",
+                          "  key id: \(key.id)",
+                          "  secret: \(key.secretHex)"]
+            }
+            printNow(lines.joined(separator: "\n"))
+        }, onListening: { host, port in
+            printNow("listening on http://\(host):\(port)")
+        })
+    }
+}
+
+/// Writes a line to standard output at once (no buffering), so a supervisor or test reading the
+/// output sees it immediately.
+func printNow(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

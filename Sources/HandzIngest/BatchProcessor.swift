@@ -1,0 +1,82 @@
+import HandzAnalyticsCore
+import HandzStore
+
+/// Validates the events of one batch and sorts them into rows to store and quarantine records,
+/// keeping what the receipt needs. Pure: bytes in, values out.
+struct BatchProcessor {
+    /// Property ids of the fields the store keeps, for one compiled catalog.
+    struct FieldIDs {
+        let eventID: Int
+        let eventTime: Int
+        let installID: Int
+        let columns: [(EventRows.Field, Int)]
+
+        init(_ catalog: CompiledCatalog) {
+            func id(_ name: String) -> Int { catalog.propertyID(named: name) ?? -1 }
+            eventID = id("event_id")
+            eventTime = id("event_time_utc")
+            installID = id("install_id")
+            columns = EventRows.Field.allCases.compactMap { field in
+                field == .properties ? nil : (field, id(field.column))
+            }
+        }
+    }
+
+    /// A rejected event as the receipt reports it.
+    struct Rejection {
+        let index: Int
+        let eventID: String?
+        let issues: [ValidationIssue]
+    }
+
+    var rows: EventRows
+    var rejected: [RejectedEventRecord] = []
+    var rejections: [Rejection] = []
+    /// Accepted events per install_id, for the per-install rate limit.
+    var eventsPerInstall: [String: Double] = [:]
+
+    init(capacity: Int) {
+        rows = EventRows(capacity: capacity)
+    }
+
+    mutating func process(_ body: UnsafeRawBufferPointer, events: [Range<Int>], validator: inout EventValidator, ids: FieldIDs) {
+        for (index, range) in events.enumerated() {
+            let event = UnsafeRawBufferPointer(rebasing: body[range])
+            let verdict = validator.validate(event)
+            guard verdict.isAccepted else {
+                rejected.append(RejectedEventRecord(eventName: verdict.eventName, errors: verdict.issues.map { ($0.code.rawValue, $0.path) }, byteSize: range.count))
+                let eventID = validator.withString(ids.eventID, in: event) { bytes -> String? in
+                    guard let bytes, let base = bytes.baseAddress, UUIDFormat.matches(base, bytes.count) else { return nil }
+                    return String(decoding: bytes, as: UTF8.self).lowercased()
+                }
+                rejections.append(Rejection(index: index, eventID: eventID, issues: verdict.issues))
+                continue
+            }
+            // Accepted: every envelope field is present and well formed, so the reads below succeed.
+            let uuid = validator.withString(ids.eventID, in: event) { UUIDFormat.bytes($0!.baseAddress!) }
+            let time = validator.withString(ids.eventTime, in: event) { TimestampFormat.parse($0!.baseAddress!, $0!.count)! }
+            rows.beginRow(eventID: uuid, eventTimeMs: time.seconds * 1000 + Int64(time.nanoseconds / 1_000_000))
+            for (_, id) in ids.columns {
+                validator.withString(id, in: event) { rows.appendField($0) }
+            }
+            let properties = validator.propertiesRange!
+            rows.appendField(UnsafeRawBufferPointer(rebasing: event[properties]))
+            let install = validator.withString(ids.installID, in: event) { String(decoding: $0!, as: UTF8.self) }
+            eventsPerInstall[install, default: 0] += 1
+        }
+    }
+
+    /// The 200 receipt: `{"accepted": N, "duplicates": D, "rejected": [...]}`.
+    func receipt(_ result: AppendResult) -> String {
+        var out = "{\"accepted\":\(result.accepted),\"duplicates\":\(result.duplicates),\"rejected\":["
+        for (position, rejection) in rejections.enumerated() {
+            if position > 0 { out += "," }
+            out += "{\"index\":\(rejection.index),\"event_id\":"
+            out += rejection.eventID.map { JSONString.quoted($0) } ?? "null"
+            out += ",\"errors\":["
+            out += rejection.issues.map { "{\"code\":\"\($0.code.rawValue)\",\"path\":\(JSONString.quoted($0.path))}" }.joined(separator: ",")
+            out += "]}"
+        }
+        return out + "]}"
+    }
+}

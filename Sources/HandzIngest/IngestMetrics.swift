@@ -1,0 +1,30 @@
+import Metrics
+
+/// The endpoint's metrics (swift-metrics; the server exports them as Prometheus text). Label
+/// values are status codes, outcomes and error codes — never event values or key ids.
+final class IngestMetrics: Sendable {
+    private let requests: Locked<[Int: Counter]> = Locked([:])
+    private let rejectedByCode: Locked<[String: Counter]> = Locked([:])
+    let accepted = Counter(label: "handz_events_total", dimensions: [("outcome", "accepted")])
+    let duplicates = Counter(label: "handz_events_total", dimensions: [("outcome", "duplicate")])
+    let rejected = Counter(label: "handz_events_total", dimensions: [("outcome", "rejected")])
+    let rateLimitedKey = Counter(label: "handz_rate_limited_total", dimensions: [("scope", "key")])
+    let rateLimitedInstall = Counter(label: "handz_rate_limited_total", dimensions: [("scope", "install")])
+    let rateLimitedConcurrency = Counter(label: "handz_rate_limited_total", dimensions: [("scope", "concurrency")])
+    let batchDuration = Metrics.Timer(label: "handz_batch_duration_seconds")
+    let commitDuration = Metrics.Timer(label: "handz_store_commit_seconds")
+
+    func request(status: Int) {
+        requests.withLock { counters in
+            if counters[status] == nil { counters[status] = Counter(label: "handz_requests_total", dimensions: [("status", String(status))]) }
+            return counters[status]!
+        }.increment()
+    }
+
+    func rejected(code: String) {
+        rejectedByCode.withLock { counters in
+            if counters[code] == nil { counters[code] = Counter(label: "handz_events_rejected_total", dimensions: [("code", code)]) }
+            return counters[code]!
+        }.increment()
+    }
+}

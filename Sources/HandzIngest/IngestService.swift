@@ -1,0 +1,249 @@
+import Foundation
+import HandzAnalyticsCore
+import HandzCompression
+import HandzSigning
+import HandzStore
+import Logging
+
+/// The ingestion pipeline behind `POST /v1/batch` and the admin routes, independent of the HTTP
+/// framework: headers and body bytes in, an `IngestResponse` out.
+///
+/// Order of checks, cheapest and least revealing first: content type and encoding (415), size
+/// (413), signature (401; a revoked key or wrong scope is 403 only after the signature checks
+/// out, so a forger learns nothing), decompression with a hard limit (413), envelope (400),
+/// per-event validation, rate limits (429), then the store (503 when it cannot write). A 200 is
+/// sent only after the store committed the accepted events.
+public final class IngestService: Sendable {
+    public let catalog: LiveCatalog
+    public let store: SQLiteEventStore
+    public let keys: KeyRing
+    public let limits: IngestLimits
+    let keyBuckets: TokenBuckets
+    let installBuckets: TokenBuckets
+    let metrics = IngestMetrics()
+    let logger: Logger
+    let clock: @Sendable () -> Date
+    private let inFlight = Locked(0)
+    /// Re-reads the catalog directory (for reload); nil when reloading is not possible.
+    let catalogLoader: (@Sendable () throws -> Catalog)?
+
+    public init(catalog: LiveCatalog, store: SQLiteEventStore, keys: KeyRing, limits: IngestLimits = IngestLimits(),
+                rateLimits: RateLimits = RateLimits(), logger: Logger = Logger(label: "handz.ingest"),
+                clock: @escaping @Sendable () -> Date = { Date() },
+                catalogLoader: (@Sendable () throws -> Catalog)? = nil) {
+        self.catalog = catalog
+        self.store = store
+        self.keys = keys
+        self.limits = limits
+        keyBuckets = TokenBuckets(rate: rateLimits.perKeyEventsPerSecond, burst: rateLimits.perKeyBurst, slots: 1024)
+        installBuckets = TokenBuckets(rate: rateLimits.perInstallEventsPerSecond, burst: rateLimits.perInstallBurst, slots: rateLimits.installBuckets)
+        self.logger = logger
+        self.clock = clock
+        self.catalogLoader = catalogLoader
+    }
+
+    // MARK: Admission
+
+    /// Takes a processing slot, or nil when `maxConcurrentRequests` are already running (the
+    /// caller answers 429 without reading the body). Call `release()` when done.
+    public func admit() -> Bool {
+        inFlight.withLock { count in
+            guard count < limits.maxConcurrentRequests else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    public func release() { inFlight.withLock { $0 -= 1 } }
+
+    public var concurrencyLimited: IngestResponse {
+        metrics.rateLimitedConcurrency.increment()
+        return finish(.error(.rateLimited(retryAfterSeconds: 1)))
+    }
+
+    /// The size check the HTTP layer runs before reading a body with a declared length.
+    public func tooLarge(contentLength: Int) -> IngestResponse? {
+        contentLength > limits.maxBodyBytes ? finish(.error(.payloadTooLarge("body is larger than \(limits.maxBodyBytes) bytes"))) : nil
+    }
+
+    public var bodyTooLarge: IngestResponse { finish(.error(.payloadTooLarge("body is larger than \(limits.maxBodyBytes) bytes"))) }
+
+    func finish(_ response: IngestResponse) -> IngestResponse {
+        metrics.request(status: response.status)
+        return response
+    }
+
+    // MARK: POST /v1/batch
+
+    /// Handles one batch. `headers` maps lowercased names to values; `body` is exactly as sent.
+    public func ingest(headers: [String: String], body: [UInt8]) async -> IngestResponse {
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { metrics.batchDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started)) }
+        do {
+            return finish(try await ingestChecked(headers: headers, body: body))
+        } catch let error as RequestError {
+            if error.status >= 500 { logger.warning("batch failed", metadata: ["code": "\(error.code)"]) }
+            return finish(.error(error))
+        } catch {
+            return finish(.error(.storeUnavailable(retryAfterSeconds: 1)))
+        }
+    }
+
+    func ingestChecked(headers: [String: String], body: [UInt8]) async throws -> IngestResponse {
+        try checkContentType(headers)
+        let gzip = try checkEncoding(headers)
+        guard body.count <= limits.maxBodyBytes else { throw RequestError.payloadTooLarge("body is larger than \(limits.maxBodyBytes) bytes") }
+        let key = try authenticate(headers, body: body, scope: .ingest)
+        let now = clock()
+        let decoded: [UInt8]
+        if gzip {
+            do {
+                decoded = try Gzip.decompress(body, limit: limits.maxDecompressedBytes)
+            } catch .tooLarge {
+                throw RequestError.payloadTooLarge("decompressed body is larger than \(limits.maxDecompressedBytes) bytes")
+            } catch {
+                throw RequestError.malformedEnvelope("body is not valid gzip")
+            }
+        } else {
+            guard body.count <= limits.maxDecompressedBytes else { throw RequestError.payloadTooLarge("body is too large") }
+            decoded = body
+        }
+        let compiled = catalog.current
+        var validator = catalog.checkOutValidator()
+        defer { catalog.checkIn(validator) }
+        let maxEvents = limits.maxEventsPerBatch
+        let parsed = decoded.withUnsafeBytes { buffer in
+            Result { () throws(BatchEnvelopeError) -> BatchEnvelope in try BatchEnvelopeParser.parse(buffer, maxEvents: maxEvents) }
+        }
+        let envelope: BatchEnvelope
+        switch parsed {
+        case .success(let value): envelope = value
+        case .failure(.tooManyEvents(let limit)): throw RequestError.payloadTooLarge("a batch holds at most \(limit) events")
+        case .failure(let error): throw RequestError.malformedEnvelope(error.message)
+        }
+
+        var processor = BatchProcessor(capacity: envelope.events.count)
+        let ids = BatchProcessor.FieldIDs(validator.catalog)
+        decoded.withUnsafeBytes { processor.process($0, events: envelope.events, validator: &validator, ids: ids) }
+
+        try checkRateLimits(keyID: key.id, events: envelope.events.count, perInstall: processor.eventsPerInstall, now: now)
+
+        let batch = IngestBatch(
+            receivedTimeMs: Int64(now.timeIntervalSince1970 * 1000), keyID: key.id, catalogVersion: compiled.version,
+            sentAtMs: envelope.sentAt.map { $0.seconds * 1000 + Int64($0.nanoseconds / 1_000_000) }, bodyBytes: body.count,
+            rows: processor.rows, rejected: processor.rejected
+        )
+        let commitStarted = DispatchTime.now().uptimeNanoseconds
+        let result: AppendResult
+        do {
+            result = try await store.append(batch)
+        } catch .overloaded {
+            throw RequestError.rateLimited(retryAfterSeconds: 1)
+        } catch {
+            throw RequestError.storeUnavailable(retryAfterSeconds: 5)
+        }
+        metrics.commitDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - commitStarted))
+        metrics.accepted.increment(by: result.accepted)
+        metrics.duplicates.increment(by: result.duplicates)
+        metrics.rejected.increment(by: processor.rejections.count)
+        for rejection in processor.rejections {
+            for code in Set(rejection.issues.map(\.code.rawValue)) { metrics.rejected(code: code) }
+        }
+        return .json(200, processor.receipt(result))
+    }
+
+    func checkContentType(_ headers: [String: String]) throws {
+        let type = headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/json" else { throw RequestError.unsupportedMediaType("Content-Type must be application/json") }
+    }
+
+    /// Whether the body is gzip; other encodings are refused.
+    func checkEncoding(_ headers: [String: String]) throws -> Bool {
+        switch headers["content-encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "", "identity": return false
+        case "gzip": return true
+        default: throw RequestError.unsupportedMediaType("Content-Encoding must be gzip or identity")
+        }
+    }
+
+    /// Checks the `Authorization` signature and the key's status and scope.
+    func authenticate(_ headers: [String: String], body: [UInt8], scope: KeyScope) throws -> IngestionKey {
+        guard let value = headers["authorization"] else { throw RequestError.unauthorized("missing Authorization (\(RequestSignature.scheme))") }
+        guard let header = RequestSignature.parse(value) else { throw RequestError.unauthorized("malformed Authorization") }
+        let now = clock()
+        guard let key = keys.key(id: header.keyID, now: now),
+              body.withUnsafeBytes({ RequestSignature.isValid(header, secret: key.secret, body: $0) }) else {
+            throw RequestError.unauthorized("invalid signature")
+        }
+        guard RequestSignature.isFresh(header.timestamp, now: Int64(now.timeIntervalSince1970)) else {
+            throw RequestError.unauthorized("signature timestamp is more than \(RequestSignature.maxClockSkewSeconds) s from the server clock")
+        }
+        guard key.isActive else { throw RequestError.forbidden("key revoked") }
+        guard key.scopes.contains(scope) else { throw RequestError.forbidden("key lacks the \(scope.rawValue) scope") }
+        return key
+    }
+
+    func checkRateLimits(keyID: String, events: Int, perInstall: [String: Double], now: Date) throws {
+        let seconds = now.timeIntervalSince1970
+        if let wait = keyBuckets.take([keyID: Double(events)], now: seconds) {
+            metrics.rateLimitedKey.increment()
+            throw RequestError.rateLimited(retryAfterSeconds: Self.retryAfter(wait))
+        }
+        if !perInstall.isEmpty, let wait = installBuckets.take(perInstall, now: seconds) {
+            metrics.rateLimitedInstall.increment()
+            throw RequestError.rateLimited(retryAfterSeconds: Self.retryAfter(wait))
+        }
+    }
+
+    static func retryAfter(_ seconds: Double) -> Int {
+        seconds.isFinite ? max(1, Int(seconds.rounded(.up))) : 60
+    }
+
+    // MARK: Admin routes
+
+    /// `DELETE /v1/users/{user_id}` (admin scope): forget a user (CH33 §9, CH34 §8.3).
+    public func forgetUser(_ userID: String, headers: [String: String], body: [UInt8]) async -> IngestResponse {
+        do {
+            _ = try authenticate(headers, body: body, scope: .admin)
+            guard StringFormat.uuid.matches(userID) else { throw RequestError.malformedEnvelope("user_id must be a UUID") }
+            let store = self.store
+            let count = try await Task.detached { try store.forgetUser(userID.lowercased()) }.value
+            logger.info("forgot a user", metadata: ["events_unlinked": "\(count)"])
+            return finish(.json(200, "{\"events_unlinked\":\(count)}"))
+        } catch let error as RequestError {
+            return finish(.error(error))
+        } catch {
+            return finish(.error(.storeUnavailable(retryAfterSeconds: 5)))
+        }
+    }
+
+    /// `POST /v1/admin/reload` (admin scope): re-read and lint the catalog; the old one stays on failure.
+    public func reloadCatalog(headers: [String: String], body: [UInt8]) -> IngestResponse {
+        do {
+            _ = try authenticate(headers, body: body, scope: .admin)
+            let version = try reloadCatalog()
+            return finish(.json(200, "{\"catalog_version\":\(JSONString.quoted(version))}"))
+        } catch let error as RequestError {
+            return finish(.error(error))
+        } catch {
+            return finish(.error(.catalogInvalid("the catalog has problems; run handz-analytics catalog lint")))
+        }
+    }
+
+    /// Re-reads the catalog (SIGHUP, admin route). Returns the new version.
+    @discardableResult
+    public func reloadCatalog() throws -> String {
+        guard let catalogLoader else { throw RequestError.catalogInvalid("this server cannot reload its catalog") }
+        let catalog = try catalogLoader()
+        self.catalog.replace(with: catalog)
+        logger.info("catalog reloaded", metadata: ["catalog_version": "\(catalog.version)"])
+        return catalog.version
+    }
+
+    /// `GET /health`: 200 when the store is writable and a catalog is loaded, 503 otherwise.
+    public func health() -> IngestResponse {
+        let healthy = store.isHealthy
+        let body = "{\"status\":\"\(healthy ? "ok" : "unavailable")\",\"store_writable\":\(healthy),\"catalog_version\":\(JSONString.quoted(catalog.current.version)),\"schema_version\":\(StoreSchema.currentVersion)}"
+        return .json(healthy ? 200 : 503, body)
+    }
+}

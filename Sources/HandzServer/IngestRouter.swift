@@ -1,0 +1,89 @@
+import HandzIngest
+import Hummingbird
+import HTTPTypes
+import NIOCore
+
+/// The HTTP surface of the ingestion endpoint. Handlers translate HTTP to `IngestService` and
+/// back; every rule lives in `IngestService`.
+///
+/// - `POST /v1/batch` — ingest a signed batch
+/// - `DELETE /v1/users/{user_id}` — forget a user (admin scope)
+/// - `POST /v1/admin/reload` — reload the catalog (admin scope)
+/// - `GET /health`, `GET /metrics` (Prometheus text)
+enum IngestRouter {
+    static func make(service: IngestService) -> Router<ServerContext> {
+        let router = Router(context: ServerContext.self)
+
+        router.post("/v1/batch") { request, context in
+            guard service.admit() else { return response(service.concurrencyLimited) }
+            defer { service.release() }
+            if let length = request.headers[.contentLength].flatMap(Int.init), let tooLarge = service.tooLarge(contentLength: length) {
+                return closing(tooLarge, channel: context.channel)
+            }
+            guard let body = try await collect(request, limit: service.limits.maxBodyBytes) else {
+                return closing(service.bodyTooLarge, channel: context.channel)
+            }
+            return response(await service.ingest(headers: headerMap(request.headers), body: body))
+        }
+
+        router.delete("/v1/users/:user_id") { request, context in
+            let body = try await collect(request, limit: 64 * 1024) ?? []
+            let userID = context.parameters.get("user_id") ?? ""
+            return response(await service.forgetUser(userID, headers: headerMap(request.headers), body: body))
+        }
+
+        router.post("/v1/admin/reload") { request, _ in
+            let body = try await collect(request, limit: 64 * 1024) ?? []
+            return response(service.reloadCatalog(headers: headerMap(request.headers), body: body))
+        }
+
+        router.get("/health") { _, _ in response(service.health()) }
+
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
+        }
+        return router
+    }
+
+    /// The whole body, or nil when it is larger than `limit`.
+    static func collect(_ request: Request, limit: Int) async throws -> [UInt8]? {
+        do {
+            var buffer = try await request.body.collect(upTo: limit)
+            return buffer.readBytes(length: buffer.readableBytes) ?? []
+        } catch is NIOTooManyBytesError {
+            return nil
+        }
+    }
+
+    static func headerMap(_ fields: HTTPFields) -> [String: String] {
+        var map: [String: String] = [:]
+        for field in fields { map[field.name.canonicalName] = field.value }
+        return map
+    }
+
+    static func response(_ answer: IngestResponse) -> Response {
+        Response(status: .init(code: answer.status), headers: fields(answer.headers), body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    static func fields(_ pairs: [(String, String)]) -> HTTPFields {
+        var headers = HTTPFields()
+        for (name, value) in pairs {
+            if let name = HTTPField.Name(name) { headers[name] = value }
+        }
+        return headers
+    }
+
+    /// Sends `answer`, then closes the connection: the client declared a body too large to read,
+    /// so it is not drained.
+    static func closing(_ answer: IngestResponse, channel: any Channel) -> Response {
+        var headers = fields(answer.headers)
+        headers[.connection] = "close"
+        let buffer = ByteBuffer(bytes: answer.body)
+        return Response(status: .init(code: answer.status), headers: headers, body: ResponseBody(contentLength: buffer.readableBytes) { writer in
+            try await writer.write(buffer)
+            try await writer.finish(nil)
+            try? await channel.close()
+        })
+    }
+}

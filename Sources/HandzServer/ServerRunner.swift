@@ -1,0 +1,115 @@
+import Foundation
+import HandzAnalyticsCore
+import HandzCatalog
+import HandzIngest
+import HandzSigning
+import HandzStore
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Everything `handz-analytics serve` can set.
+public struct ServerOptions: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var databasePath = "handz-events.sqlite"
+    public var keysPath = "handz-keys.json"
+    public var catalogDirectory: String
+    public var limits = IngestLimits()
+    public var rateLimits = RateLimits()
+    public var store = StoreConfiguration()
+    /// Longest wait for in-flight requests on SIGTERM before cancelling them.
+    public var shutdownGraceSeconds = 15
+
+    public init(catalogDirectory: String) { self.catalogDirectory = catalogDirectory }
+}
+
+/// What the server tells its operator on start (printed by the CLI).
+public struct ServerStartup: Sendable {
+    public var databasePath: String
+    public var keysPath: String
+    /// A key created because no keys file existed: shown once, for local use.
+    public var createdKey: IngestionKey?
+    public var catalogVersion: String
+}
+
+/// Runs the ingestion endpoint until SIGTERM or SIGINT, then shuts down gracefully: stops
+/// accepting connections, lets in-flight requests finish and commit, drains the store's writer,
+/// and returns. SIGHUP reloads the catalog.
+public enum ServerRunner {
+    public static func run(
+        _ options: ServerOptions, logger: Logger,
+        onStart: @escaping @Sendable (ServerStartup) -> Void = { _ in },
+        onListening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
+    ) async throws {
+        ServerMetrics.bootstrap()
+        let catalogDirectory = options.catalogDirectory
+        let catalog = try CatalogLoader.loadChecked(directory: catalogDirectory)
+        let createdKey = try prepareKeysFile(options.keysPath)
+        let store = try SQLiteEventStore(path: options.databasePath, configuration: options.store)
+        let service = IngestService(
+            catalog: LiveCatalog(catalog), store: store, keys: try KeyRing(path: options.keysPath),
+            limits: options.limits, rateLimits: options.rateLimits, logger: logger,
+            catalogLoader: { try CatalogLoader.loadChecked(directory: catalogDirectory) }
+        )
+        onStart(ServerStartup(databasePath: absolute(options.databasePath), keysPath: absolute(options.keysPath),
+                              createdKey: createdKey, catalogVersion: catalog.version))
+
+        let app = Application(
+            router: IngestRouter.make(service: service),
+            configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "handz-analytics"),
+            onServerRunning: { channel in onListening(options.host, channel.localAddress?.port ?? options.port) },
+            logger: logger
+        )
+        var configuration = ServiceGroupConfiguration(
+            services: [StoreService(store: store), CatalogReloadService(service: service, logger: logger), app],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+        )
+        configuration.maximumGracefulShutdownDuration = .seconds(options.shutdownGraceSeconds)
+        try await ServiceGroup(configuration: configuration).run()
+    }
+
+    /// Creates the keys file with one ingest key when it does not exist; returns that key.
+    static func prepareKeysFile(_ path: String) throws -> IngestionKey? {
+        guard !FileManager.default.fileExists(atPath: path) else { return nil }
+        let key = IngestionKey.generate(scopes: [.ingest])
+        try KeysFile(keys: [key]).save(path: path)
+        return key
+    }
+
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+}
+
+/// Keeps the store open while the server runs; on shutdown (after the HTTP server has finished
+/// its in-flight requests) drains the writer and closes.
+struct StoreService: Service {
+    let store: SQLiteEventStore
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        let store = self.store
+        await Task.detached { store.close() }.value
+    }
+}
+
+/// Reloads the catalog on SIGHUP; a catalog that fails lint is refused and the old one stays.
+struct CatalogReloadService: Service {
+    let service: IngestService
+    let logger: Logger
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        await cancelWhenGracefulShutdown {
+            for await _ in signals {
+                do {
+                    try service.reloadCatalog()
+                } catch {
+                    logger.error("catalog reload refused: the catalog has problems (run handz-analytics catalog lint)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// What a key may do (CH33 §10 "least privilege"): `ingest` sends events, `admin` reloads the
+/// catalog and deletes users.
+public enum KeyScope: String, Codable, Sendable, CaseIterable {
+    case ingest
+    case admin
+}
+
+/// One signed ingestion key. The secret never appears in logs, errors or descriptions.
+public struct IngestionKey: Codable, Sendable, Equatable, CustomStringConvertible {
+    public enum Status: String, Codable, Sendable { case active, revoked }
+
+    public var id: String
+    /// The HMAC secret, hex in the file.
+    public var secretHex: String
+    public var scopes: [KeyScope]
+    public var status: Status
+    public var createdAt: String
+    public var revokedAt: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, secretHex = "secret", scopes, status, createdAt = "created_at", revokedAt = "revoked_at"
+    }
+
+    public var secret: [UInt8] { Hex.decode(secretHex) ?? [] }
+    public var isActive: Bool { status == .active }
+
+    public var description: String { "key \(id) [\(scopes.map(\.rawValue).joined(separator: ","))] \(status.rawValue)" }
+
+    /// A new key with a random id and a 256-bit random secret.
+    public static func generate(scopes: [KeyScope], now: Date = Date()) -> IngestionKey {
+        var random = SystemRandomNumberGenerator()
+        let idBytes = (0..<6).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+        return IngestionKey(id: "hzk_" + Hex.encode(idBytes), secretHex: Hex.encode(secret), scopes: scopes,
+                            status: .active, createdAt: ISO8601DateFormatter().string(from: now), revokedAt: nil)
+    }
+
+    /// Key ids are short tokens: `[A-Za-z0-9_-]{1,64}`.
+    public static func isValidID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || $0 == 0x2D
+        }
+    }
+}
+
+/// The keys file: every key the endpoint knows, active and revoked (several may be active at once,
+/// for rotation). Written with mode 0600; the endpoint re-reads it when it changes.
+public struct KeysFile: Codable, Sendable, Equatable {
+    public var version: Int = 1
+    public var keys: [IngestionKey]
+
+    public init(keys: [IngestionKey] = []) { self.keys = keys }
+
+    public enum Failure: Error, CustomStringConvertible {
+        case unreadable(String)
+        case invalid(String)
+        public var description: String {
+            switch self {
+            case .unreadable(let path): "cannot read the keys file \(path)"
+            case .invalid(let path): "the keys file \(path) is not valid"
+            }
+        }
+    }
+
+    public static func load(path: String) throws -> KeysFile {
+        guard let data = FileManager.default.contents(atPath: path) else { throw Failure.unreadable(path) }
+        do {
+            return try JSONDecoder().decode(KeysFile.self, from: data)
+        } catch {
+            throw Failure.invalid(path)
+        }
+    }
+
+    /// Writes atomically with permissions 0600 (the file holds secrets).
+    public func save(path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let temporary = path + ".tmp-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600]),
+              rename(temporary, path) == 0 else {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw Failure.unreadable(path)
+        }
+    }
+
+    public func key(id: String) -> IngestionKey? { keys.first { $0.id == id } }
+}

@@ -1,0 +1,150 @@
+/// Accepted events ready to store, packed for a lean write path: every text field of every row
+/// lives in one byte buffer, so a batch of a thousand events is a handful of allocations and the
+/// writer binds straight from it (no `String` per field).
+public struct EventRows: Sendable {
+    /// The text columns of `events`, in bind order.
+    public enum Field: Int, CaseIterable, Sendable {
+        case eventName, installID, sessionID, userID, userState, appVersion, buildNumber, platform, osVersion,
+             deviceModel, locale, timezone, networkState, properties
+
+        public var column: String {
+            switch self {
+            case .eventName: "event_name"
+            case .installID: "install_id"
+            case .sessionID: "session_id"
+            case .userID: "user_id"
+            case .userState: "user_state"
+            case .appVersion: "app_version"
+            case .buildNumber: "build_number"
+            case .platform: "platform"
+            case .osVersion: "os_version"
+            case .deviceModel: "device_model"
+            case .locale: "locale"
+            case .timezone: "timezone"
+            case .networkState: "network_state"
+            case .properties: "properties"
+            }
+        }
+    }
+
+    static let fieldCount = Field.allCases.count
+
+    /// Text bytes of all fields of all rows.
+    public private(set) var bytes: [UInt8] = []
+    /// Per row and field: (offset, length) into `bytes`; length -1 is NULL.
+    var spans: [Int32] = []
+    /// 16 bytes per row.
+    public private(set) var eventIDs: [UInt8] = []
+    public private(set) var eventTimes: [Int64] = []
+
+    public init(capacity: Int = 0) {
+        bytes.reserveCapacity(capacity * 400)
+        spans.reserveCapacity(capacity * Self.fieldCount * 2)
+        eventIDs.reserveCapacity(capacity * 16)
+        eventTimes.reserveCapacity(capacity)
+    }
+
+    public var count: Int { eventTimes.count }
+
+    /// Starts a row: its 16-byte event id and time. Follow with `appendField` once per field, in
+    /// `Field` order.
+    public mutating func beginRow(eventID: (UInt64, UInt64), eventTimeMs: Int64) {
+        withUnsafeBytes(of: eventID.0.bigEndian) { eventIDs.append(contentsOf: $0) }
+        withUnsafeBytes(of: eventID.1.bigEndian) { eventIDs.append(contentsOf: $0) }
+        eventTimes.append(eventTimeMs)
+    }
+
+    /// Appends the next field of the current row (nil for NULL).
+    public mutating func appendField(_ value: UnsafeRawBufferPointer?) {
+        if let value {
+            spans.append(Int32(bytes.count))
+            spans.append(Int32(value.count))
+            bytes.append(contentsOf: value)
+        } else {
+            spans.append(0)
+            spans.append(-1)
+        }
+    }
+
+    /// Appends a whole row from strings (for tests and tools).
+    public mutating func append(eventID: (UInt64, UInt64), eventTimeMs: Int64, fields: [Field: String]) {
+        beginRow(eventID: eventID, eventTimeMs: eventTimeMs)
+        for field in Field.allCases {
+            if let value = fields[field] {
+                var value = value
+                value.withUTF8 { appendField(UnsafeRawBufferPointer($0)) }
+            } else {
+                appendField(nil)
+            }
+        }
+    }
+
+    /// The bytes of one field of one row, or nil for NULL.
+    public func withField<R>(_ row: Int, _ field: Field, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        let base = (row * Self.fieldCount + field.rawValue) * 2
+        let length = Int(spans[base + 1])
+        guard length >= 0 else { return try body(nil) }
+        let offset = Int(spans[base])
+        return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)])) }
+    }
+
+    /// A field as a `String` (for tests and tools, not the write path).
+    public func string(_ row: Int, _ field: Field) -> String? {
+        withField(row, field) { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    /// The 16-byte event id of a row.
+    public func eventID(_ row: Int) -> ArraySlice<UInt8> { eventIDs[(row * 16)..<(row * 16 + 16)] }
+}
+
+/// One rejected event for the quarantine: where and why, never what (no value, no payload).
+public struct RejectedEventRecord: Sendable, Equatable {
+    /// The event name, only when it is a catalogued name.
+    public var eventName: String?
+    /// (code, JSON-pointer path) pairs; paths are already redacted by the validator.
+    public var errors: [(code: String, path: String)]
+    public var byteSize: Int
+
+    public init(eventName: String?, errors: [(code: String, path: String)], byteSize: Int) {
+        self.eventName = eventName
+        self.errors = errors
+        self.byteSize = byteSize
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.eventName == rhs.eventName && lhs.byteSize == rhs.byteSize
+            && lhs.errors.map(\.code) == rhs.errors.map(\.code) && lhs.errors.map(\.path) == rhs.errors.map(\.path)
+    }
+}
+
+/// What one request asks the store to write, atomically.
+public struct IngestBatch: Sendable {
+    public var receivedTimeMs: Int64
+    public var keyID: String
+    public var catalogVersion: String
+    public var sentAtMs: Int64?
+    public var bodyBytes: Int
+    public var rows: EventRows
+    public var rejected: [RejectedEventRecord]
+
+    public init(receivedTimeMs: Int64, keyID: String, catalogVersion: String, sentAtMs: Int64?, bodyBytes: Int,
+                rows: EventRows, rejected: [RejectedEventRecord]) {
+        self.receivedTimeMs = receivedTimeMs
+        self.keyID = keyID
+        self.catalogVersion = catalogVersion
+        self.sentAtMs = sentAtMs
+        self.bodyBytes = bodyBytes
+        self.rows = rows
+        self.rejected = rejected
+    }
+}
+
+/// The store's answer for one batch, once committed.
+public struct AppendResult: Sendable, Equatable {
+    /// Per row of the batch: true when stored now, false when its event_id was already stored.
+    public var inserted: [Bool]
+    public var accepted: Int { inserted.filter { $0 }.count }
+    public var duplicates: Int { inserted.count - accepted }
+
+    public init(inserted: [Bool]) { self.inserted = inserted }
+}

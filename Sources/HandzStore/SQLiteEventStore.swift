@@ -1,0 +1,136 @@
+import Foundation
+import HandzSQLite
+
+/// The embedded event store: one SQLite file in WAL mode.
+///
+/// Writes go through a single writer thread that groups concurrent requests into one
+/// transaction (group commit): a request is answered only after the transaction holding its
+/// events has committed, so "200 only after commit" holds while many requests share one fsync.
+/// Dedupe is the unique index on the 16-byte `event_id`: `INSERT OR IGNORE` stores each id once,
+/// however often it is sent, and tells the writer which rows were duplicates.
+///
+/// Maintenance (stats, forget-user, purge) uses its own connections; SQLite's locking and the busy
+/// timeout keep them consistent with the writer, from this process or another.
+public final class SQLiteEventStore: @unchecked Sendable {
+    public let path: String
+    public let configuration: StoreConfiguration
+    private let writer: StoreWriter
+
+    /// Opens (creating and migrating if needed) the store at `path` and starts its writer.
+    public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
+        self.path = path
+        self.configuration = configuration
+        let database = try Self.open(path: path, configuration: configuration)
+        try StoreSchema.migrate(database, nowMs: Self.nowMs())
+        writer = try StoreWriter(database: database, configuration: configuration)
+    }
+
+    /// A connection with the store's settings.
+    static func open(path: String, configuration: StoreConfiguration) throws -> SQLiteDatabase {
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("PRAGMA journal_mode = WAL")
+        try database.execute("PRAGMA synchronous = \(configuration.synchronous == .full ? "FULL" : "NORMAL")")
+        try database.execute("PRAGMA foreign_keys = ON")
+        // Deleted and overwritten content is zeroed, so forget-user and purge leave no trace in the file.
+        try database.execute("PRAGMA secure_delete = ON")
+        try database.execute("PRAGMA cache_size = -\(configuration.cacheMiB * 1024)")
+        try database.execute("PRAGMA temp_store = MEMORY")
+        return database
+    }
+
+    public static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// Stores one request's events and quarantine records atomically; returns once committed.
+    public func append(_ batch: IngestBatch) async throws(StoreError) -> AppendResult {
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                writer.enqueue(batch, continuation)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .unavailable("write failed")
+        }
+    }
+
+    /// Whether the writer is running and its last commit (if any) succeeded.
+    public var isHealthy: Bool { writer.isHealthy }
+
+    /// Rows waiting for the writer.
+    public var queuedRows: Int { writer.queuedRows }
+
+    /// Finishes the queued writes, then stops the writer. Later appends fail with `closed`.
+    public func close() { writer.close() }
+
+    // MARK: Maintenance
+
+    func withConnection<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+        try body(try Self.open(path: path, configuration: configuration))
+    }
+
+    /// Counts over `[fromMs, toMs)` of receive time.
+    public func stats(fromMs: Int64 = .min, toMs: Int64 = .max) throws -> StoreStats {
+        try withConnection { database in
+            var stats = StoreStats()
+            let totals = try database.prepare("""
+                SELECT COUNT(*), COALESCE(SUM(accepted), 0), COALESCE(SUM(duplicates), 0)
+                FROM batches WHERE received_time_ms >= ?1 AND received_time_ms < ?2
+                """)
+            _ = try totals.query([.integer(fromMs), .integer(toMs)]) { row in
+                stats.requests = Int(row.int64(0))
+                stats.accepted = Int(row.int64(1))
+                stats.duplicates = Int(row.int64(2))
+            }
+            let rejected = try database.prepare("SELECT error_codes FROM rejected_events WHERE received_time_ms >= ?1 AND received_time_ms < ?2")
+            for codes in try rejected.query([.integer(fromMs), .integer(toMs)], { $0.text(0) ?? "" }) {
+                stats.rejected += 1
+                for code in codes.split(separator: ",") { stats.rejectedByCode[String(code), default: 0] += 1 }
+            }
+            stats.storedEvents = Int(try database.scalar("SELECT COUNT(*) FROM events WHERE received_time_ms >= ?1 AND received_time_ms < ?2",
+                                                         [.integer(fromMs), .integer(toMs)]) ?? 0)
+            return stats
+        }
+    }
+
+    /// Removes every link between `userID` and stored events (CH33 §9, CH34 §8.3): afterwards no
+    /// row carries it — the events stay as anonymous install-level data — and the audit keeps a
+    /// salted hash only. The WAL is checkpointed and truncated so the old pages leave the disk too.
+    /// Returns the number of events unlinked.
+    @discardableResult
+    public func forgetUser(_ userID: String, nowMs: Int64 = SQLiteEventStore.nowMs()) throws -> Int {
+        try withConnection { database in
+            let changed = try database.transaction {
+                let update = try database.prepare("UPDATE events SET user_id = NULL WHERE user_id = ?1")
+                try update.run([.text(userID)])
+                let changed = database.changes
+                try database.prepare("INSERT INTO privacy_audit(performed_time_ms, action, subject_hash, rows_affected) VALUES (?1, 'forget_user', ?2, ?3)")
+                    .run([.integer(nowMs), .text(try AuditHash.hash(userID, database: database)), .integer(Int64(changed))])
+                return changed
+            }
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return changed
+        }
+    }
+
+    /// Deletes what was received before `cutoffMs` (the retention period, CH33-P3): events,
+    /// quarantine records and batch receipts. The audit keeps the counts.
+    @discardableResult
+    public func purge(receivedBeforeMs cutoffMs: Int64, nowMs: Int64 = SQLiteEventStore.nowMs()) throws -> PurgeResult {
+        try withConnection { database in
+            let result = try database.transaction {
+                var result = PurgeResult()
+                try database.prepare("DELETE FROM events WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
+                result.events = database.changes
+                try database.prepare("DELETE FROM rejected_events WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
+                result.rejectedEvents = database.changes
+                try database.prepare("DELETE FROM batches WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
+                result.batches = database.changes
+                try database.prepare("INSERT INTO privacy_audit(performed_time_ms, action, rows_affected, detail) VALUES (?1, 'purge', ?2, ?3)")
+                    .run([.integer(nowMs), .integer(Int64(result.events)), .text("received before \(cutoffMs) ms")])
+                return result
+            }
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return result
+        }
+    }
+}

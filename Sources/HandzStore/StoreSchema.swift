@@ -1,0 +1,105 @@
+import HandzSQLite
+
+/// The store's schema, as numbered migrations applied in order and recorded in
+/// `schema_migrations`. Never edit a shipped migration; add the next one.
+///
+/// Documented for analysts in the README ("Stored events"). Times are epoch milliseconds (UTC);
+/// `events_readable` shows them as ISO-8601 text.
+public enum StoreSchema {
+    public struct Migration: Sendable {
+        public let version: Int
+        public let description: String
+        public let sql: String
+    }
+
+    public static let migrations: [Migration] = [
+        Migration(version: 1, description: "events, quarantine, batch receipts, privacy audit", sql: """
+        CREATE TABLE events (
+            event_id         BLOB    NOT NULL,  -- the client's UUID as 16 bytes; unique: the dedupe key
+            event_name       TEXT    NOT NULL,
+            event_time_ms    INTEGER NOT NULL,  -- event_time_utc (device clock), epoch ms
+            received_time_ms INTEGER NOT NULL,  -- when the endpoint received it (CH33 §9), epoch ms
+            install_id       TEXT    NOT NULL,
+            session_id       TEXT    NOT NULL,
+            user_id          TEXT,              -- NULL when signed out, or after forget-user
+            user_state       TEXT    NOT NULL,
+            app_version      TEXT    NOT NULL,
+            build_number     TEXT    NOT NULL,
+            platform         TEXT    NOT NULL,
+            os_version       TEXT    NOT NULL,
+            device_model     TEXT    NOT NULL,
+            locale           TEXT    NOT NULL,
+            timezone         TEXT    NOT NULL,
+            network_state    TEXT    NOT NULL,
+            key_id           TEXT    NOT NULL,  -- the ingestion key that signed the request
+            catalog_version  TEXT    NOT NULL,  -- the catalog the event was validated against
+            properties       TEXT    NOT NULL   -- the event's properties object, JSON
+        );
+        CREATE UNIQUE INDEX events_by_event_id ON events(event_id);
+        CREATE INDEX events_by_install_time ON events(install_id, event_time_ms);
+        CREATE INDEX events_by_name_time ON events(event_name, event_time_ms);
+
+        -- Rejected events: where and why, never what. No payload, no value.
+        CREATE TABLE rejected_events (
+            id               INTEGER PRIMARY KEY,
+            received_time_ms INTEGER NOT NULL,
+            key_id           TEXT    NOT NULL,
+            event_name       TEXT,              -- only when it is a catalogued name
+            error_codes      TEXT    NOT NULL,  -- distinct codes, comma-separated
+            errors           TEXT    NOT NULL,  -- JSON [{"code","path"}], unreviewed keys redacted as *
+            byte_size        INTEGER NOT NULL
+        );
+        CREATE INDEX rejected_by_time ON rejected_events(received_time_ms);
+
+        -- One receipt per accepted request: the counts the client was told.
+        CREATE TABLE batches (
+            id               INTEGER PRIMARY KEY,
+            received_time_ms INTEGER NOT NULL,
+            key_id           TEXT    NOT NULL,
+            sent_at_ms       INTEGER,
+            events           INTEGER NOT NULL,
+            accepted         INTEGER NOT NULL,
+            duplicates       INTEGER NOT NULL,
+            rejected         INTEGER NOT NULL,
+            body_bytes       INTEGER NOT NULL
+        );
+        CREATE INDEX batches_by_time ON batches(received_time_ms);
+
+        -- Privacy operations (CH34 §8.3): what was done, to a salted hash of whom.
+        CREATE TABLE privacy_audit (
+            id                INTEGER PRIMARY KEY,
+            performed_time_ms INTEGER NOT NULL,
+            action            TEXT    NOT NULL,  -- forget_user | purge
+            subject_hash      TEXT,              -- HMAC-SHA256(salt, user_id), hex; NULL for purge
+            rows_affected     INTEGER NOT NULL,
+            detail            TEXT
+        );
+        CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+        CREATE VIEW events_readable AS
+        SELECT lower(substr(hex(event_id), 1, 8) || '-' || substr(hex(event_id), 9, 4) || '-' || substr(hex(event_id), 13, 4)
+                     || '-' || substr(hex(event_id), 17, 4) || '-' || substr(hex(event_id), 21, 12)) AS event_id,
+               event_name,
+               strftime('%Y-%m-%dT%H:%M:%fZ', event_time_ms / 1000.0, 'unixepoch') AS event_time_utc,
+               strftime('%Y-%m-%dT%H:%M:%fZ', received_time_ms / 1000.0, 'unixepoch') AS received_time_utc,
+               install_id, session_id, user_id, user_state, app_version, build_number, platform, os_version,
+               device_model, locale, timezone, network_state, key_id, catalog_version, properties
+        FROM events;
+        """),
+    ]
+
+    public static var currentVersion: Int { migrations.last!.version }
+
+    /// Applies every migration newer than the database's version, each in its own transaction.
+    public static func migrate(_ database: SQLiteDatabase, nowMs: Int64) throws {
+        try database.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_time_ms INTEGER NOT NULL, description TEXT NOT NULL)")
+        let applied = try database.scalar("SELECT COALESCE(MAX(version), 0) FROM schema_migrations") ?? 0
+        for migration in migrations where migration.version > applied {
+            try database.transaction {
+                try database.execute(migration.sql)
+                try database.prepare("INSERT INTO schema_migrations(version, applied_time_ms, description) VALUES (?1, ?2, ?3)")
+                    .run([.integer(Int64(migration.version)), .integer(nowMs), .text(migration.description)])
+            }
+        }
+    }
+}
