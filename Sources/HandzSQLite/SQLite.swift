@@ -133,15 +133,17 @@ public final class SQLiteStatement {
         guard result == SQLITE_OK else { throw database.error(result) }
     }
 
-    /// Binds text straight from bytes (UTF-8), without making a `String`.
+    /// Binds text straight from bytes (UTF-8), without making a `String`. SQLite does not copy
+    /// them: they must stay valid until the statement is stepped and reset.
     public func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
-        let result = sqlite3_bind_text(handle, index, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+        let pointer = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? UnsafePointer(bitPattern: 1)
+        let result = sqlite3_bind_text(handle, index, pointer, Int32(bytes.count), nil)
         guard result == SQLITE_OK else { throw database.error(result) }
     }
 
-    /// Binds a blob straight from bytes.
+    /// Binds a blob straight from bytes, without a copy (same rule as `bindText`).
     public func bindBlob(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
-        let result = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), transient)
+        let result = sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), nil)
         guard result == SQLITE_OK else { throw database.error(result) }
     }
 
@@ -162,6 +164,11 @@ public final class SQLiteStatement {
         if result == SQLITE_ROW { return true }
         if result == SQLITE_DONE { return false }
         throw database.error(result)
+    }
+
+    /// Resets for reuse, keeping the bound values (for columns constant across rows).
+    public func resetKeepingBindings() {
+        sqlite3_reset(handle)
     }
 
     /// Resets for reuse and clears bindings.

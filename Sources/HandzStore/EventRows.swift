@@ -79,6 +79,26 @@ public struct EventRows: Sendable {
         }
     }
 
+    /// Appends every row of `other`.
+    public mutating func append(contentsOf other: EventRows) {
+        let shift = Int32(bytes.count)
+        bytes.append(contentsOf: other.bytes)
+        spans.reserveCapacity(spans.count + other.spans.count)
+        for index in stride(from: 0, to: other.spans.count, by: 2) {
+            let length = other.spans[index + 1]
+            spans.append(length >= 0 ? other.spans[index] + shift : 0)
+            spans.append(length)
+        }
+        eventIDs.append(contentsOf: other.eventIDs)
+        eventTimes.append(contentsOf: other.eventTimes)
+    }
+
+    /// Where one field of one row lies in `bytes`: (offset, length), length -1 for NULL.
+    func span(_ row: Int, _ field: Field) -> (offset: Int, length: Int) {
+        let base = (row * Self.fieldCount + field.rawValue) * 2
+        return (Int(spans[base]), Int(spans[base + 1]))
+    }
+
     /// The bytes of one field of one row, or nil for NULL.
     public func withField<R>(_ row: Int, _ field: Field, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         let base = (row * Self.fieldCount + field.rawValue) * 2

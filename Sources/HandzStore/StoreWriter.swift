@@ -105,7 +105,8 @@ final class StoreWriter: @unchecked Sendable {
         var results: [AppendResult] = []
         do {
             try database.execute("BEGIN IMMEDIATE")
-            for pending in taken { results.append(try write(pending.batch)) }
+            let inserted = try insertEvents(taken.map(\.batch))
+            for (pending, flags) in zip(taken, inserted) { results.append(try writeReceipt(pending.batch, inserted: flags)) }
             try database.execute("COMMIT")
             setFailed(false)
             for (pending, result) in zip(taken, results) { pending.continuation.resume(returning: result) }
@@ -123,29 +124,53 @@ final class StoreWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func write(_ batch: IngestBatch) throws -> AppendResult {
-        var inserted: [Bool] = []
-        inserted.reserveCapacity(batch.rows.count)
-        let rows = batch.rows
+    /// Inserts the events of every batch of one commit in one pass, binding in place from one
+    /// merged buffer. Returns, per batch and row, whether the row was new. (Inserting in event_id
+    /// order was tried and measured slower: it scatters each batch's rows across the other indexes.)
+    private func insertEvents(_ batches: [IngestBatch]) throws -> [[Bool]] {
+        var rows = EventRows(capacity: batches.reduce(0) { $0 + $1.rows.count })
+        var owner: [(batch: Int, row: Int)] = []
+        for (index, batch) in batches.enumerated() {
+            rows.append(contentsOf: batch.rows)
+            owner += (0..<batch.rows.count).map { (index, $0) }
+        }
+        var inserted = batches.map { [Bool](repeating: false, count: $0.rows.count) }
         let statement = insertEvent
-        try rows.eventIDs.withUnsafeBytes { ids in
-            for row in 0..<rows.count {
-                try statement.bindBlob(UnsafeRawBufferPointer(rebasing: ids[(row * 16)..<(row * 16 + 16)]), at: 1)
-                try statement.bindInt(rows.eventTimes[row], at: 2)
-                try statement.bindInt(batch.receivedTimeMs, at: 3)
-                try statement.bind(.text(batch.keyID), at: 4)
-                try statement.bind(.text(batch.catalogVersion), at: 5)
-                for field in EventRows.Field.allCases {
-                    let index = Int32(6 + field.rawValue)
-                    try rows.withField(row, field) { value in
-                        if let value { try statement.bindText(value, at: index) } else { try statement.bindNull(at: index) }
+        try rows.bytes.withUnsafeBytes { text in
+            try rows.eventIDs.withUnsafeBytes { ids in
+                var currentBatch = -1
+                for row in 0..<rows.count {
+                    let (batchIndex, rowIndex) = owner[row]
+                    if batchIndex != currentBatch {
+                        currentBatch = batchIndex
+                        try statement.bindInt(batches[batchIndex].receivedTimeMs, at: 3)
+                        try statement.bind(.text(batches[batchIndex].keyID), at: 4)
+                        try statement.bind(.text(batches[batchIndex].catalogVersion), at: 5)
                     }
+                    try statement.bindBlob(UnsafeRawBufferPointer(rebasing: ids[(row * 16)..<(row * 16 + 16)]), at: 1)
+                    try statement.bindInt(rows.eventTimes[row], at: 2)
+                    for field in EventRows.Field.allCases {
+                        let index = Int32(6 + field.rawValue)
+                        let span = rows.span(row, field)
+                        if span.length >= 0 {
+                            try statement.bindText(UnsafeRawBufferPointer(rebasing: text[span.offset..<(span.offset + span.length)]), at: index)
+                        } else {
+                            try statement.bindNull(at: index)
+                        }
+                    }
+                    try statement.step()
+                    inserted[batchIndex][rowIndex] = database.changes == 1
+                    statement.resetKeepingBindings()
                 }
-                try statement.step()
-                inserted.append(database.changes == 1)
-                statement.reset()
             }
         }
+        statement.reset()
+        return inserted
+    }
+
+    /// Writes a batch's quarantine records and its receipt row.
+    private func writeReceipt(_ batch: IngestBatch, inserted: [Bool]) throws -> AppendResult {
+        let rows = batch.rows
         for record in batch.rejected {
             let codes = Array(Set(record.errors.map(\.code))).sorted().joined(separator: ",")
             let errors = "[" + record.errors.map { "{\"code\":\"\($0.code)\",\"path\":\(Self.quote($0.path))}" }.joined(separator: ",") + "]"

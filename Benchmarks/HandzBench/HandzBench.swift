@@ -1,5 +1,6 @@
 // handz-bench: throughput benchmarks for the pipeline's hot paths. Run in release mode:
 //   swift run -c release handz-bench validate FILE.ndjson [--passes 5]
+//   swift run -c release handz-bench store [--rows N] [--concurrency C]
 // Reported figures are recorded in BENCHMARKS.md together with the command that produced them.
 import Foundation
 import HandzAnalyticsCore
@@ -7,18 +8,23 @@ import HandzCatalog
 
 @main
 enum HandzBench {
-    static func main() throws {
+    static func main() async throws {
         var arguments = Array(CommandLine.arguments.dropFirst())
         guard let command = arguments.first else { usage() }
         arguments.removeFirst()
         switch command {
         case "validate": try ValidateBenchmark(arguments: arguments).run()
+        case "store": try await StoreBenchmark(arguments: arguments).run()
         default: usage()
         }
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR]\n".utf8))
+        FileHandle.standardError.write(Data("""
+            usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR]
+                   handz-bench store [--rows N] [--concurrency C] [--db PATH] [--synchronous full|normal]
+
+            """.utf8))
         exit(2)
     }
 }
