@@ -51,4 +51,10 @@ public struct PurgeResult: Sendable, Equatable {
     public var events = 0
     public var rejectedEvents = 0
     public var batches = 0
+
+    public init(events: Int = 0, rejectedEvents: Int = 0, batches: Int = 0) {
+        self.events = events
+        self.rejectedEvents = rejectedEvents
+        self.batches = batches
+    }
 }

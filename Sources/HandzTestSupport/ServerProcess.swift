@@ -1,0 +1,135 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HandzCompression
+import HandzSigning
+
+/// A real `handz-analytics serve` process on a loopback port, in its own directory, for tests
+/// that need the actual server (signals, kill -9, restarts).
+public final class ServerProcess: @unchecked Sendable {
+    public let directory: URL
+    public let process: Process
+    public private(set) var port = 0
+    private let output = Pipe()
+    private let lines = LineCollector()
+
+    /// Starts the server and waits (bounded) until it listens.
+    public init(directory: URL, arguments: [String] = [], timeout: TimeInterval = 60) throws {
+        self.directory = directory
+        process = Process()
+        process.executableURL = CommandRunner.product("handz-analytics")
+        process.arguments = ["serve", "--catalog", RepositoryCatalog.directory, "--port", "0", "--log-level", "warning"] + arguments
+        process.currentDirectoryURL = directory
+        process.standardOutput = output
+        process.standardError = output
+        let lines = self.lines
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { lines.append(String(decoding: data, as: UTF8.self)) }
+        }
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let line = lines.text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
+               let port = Int(line.split(separator: ":").last ?? "") {
+                self.port = port
+                return
+            }
+            if !process.isRunning { throw StartFailure(output: lines.text) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        process.terminate()
+        throw StartFailure(output: lines.text)
+    }
+
+    public struct StartFailure: Error, CustomStringConvertible {
+        public let output: String
+        public var description: String { "server did not start:\n\(output)" }
+    }
+
+    /// Everything the server printed so far.
+    public var printed: String { lines.text }
+
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The key the server created on first start (from its keys file).
+    public func ingestKey() throws -> IngestionKey {
+        try KeysFile.load(path: directory.appendingPathComponent("handz-keys.json").path).keys.first { $0.scopes.contains(.ingest) }!
+    }
+
+    /// Sends a signal and waits (bounded) for the process to exit; returns its status.
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 30) -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        output.fileHandleForReading.readabilityHandler = nil
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+    private final class LineCollector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var buffer = ""
+        func append(_ text: String) { lock.lock(); buffer += text; lock.unlock() }
+        var text: String { lock.lock(); defer { lock.unlock() }; return buffer }
+    }
+}
+
+/// A minimal client for the ingestion API: signs, compresses and sends with URLSession.
+public struct IngestHTTPClient: Sendable {
+    /// Many connections per host, so tests can put the server under concurrent load.
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        return URLSession(configuration: configuration)
+    }()
+
+    public var baseURL: URL
+    public var key: IngestionKey
+
+    public init(baseURL: URL, key: IngestionKey) {
+        self.baseURL = baseURL
+        self.key = key
+    }
+
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: String
+        public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] }
+    }
+
+    /// POSTs `events` (JSON texts) as one signed gzip batch.
+    public func send(events: [String], gzip: Bool = true, timestamp: Int64? = nil) async throws -> Answer {
+        let body = Array("{\"events\":[\(events.joined(separator: ","))]}".utf8)
+        return try await send(body: gzip ? Gzip.compress(body) : body, encoding: gzip ? "gzip" : nil, timestamp: timestamp)
+    }
+
+    /// POSTs raw bytes, signed unless `authorization` is given.
+    public func send(body: [UInt8], path: String = "/v1/batch", method: String = "POST", encoding: String? = "gzip",
+                     contentType: String = "application/json", timestamp: Int64? = nil, authorization: String? = nil) async throws -> Answer {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.httpBody = Data(body)
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        if let encoding { request.setValue(encoding, forHTTPHeaderField: "Content-Encoding") }
+        let ts = timestamp ?? Int64(Date().timeIntervalSince1970)
+        request.setValue(authorization ?? RequestSignature.authorization(keyID: key.id, secret: key.secret, timestamp: ts, body: body),
+                         forHTTPHeaderField: "Authorization")
+        request.timeoutInterval = 30
+        let (data, response) = try await Self.session.data(for: request)
+        let http = response as! HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
+        return Answer(status: http.statusCode, headers: headers, body: String(decoding: data, as: UTF8.self))
+    }
+}
