@@ -7,14 +7,16 @@ cd "$(dirname "$0")/.."
 export WORK_DIR="${WORK_DIR:-$PWD/.build-ci}"
 mkdir -p "$WORK_DIR"
 
-# Debian packages the tests use, installed only when missing.
+# Debian packages the build and the tests use, installed only when missing: the system SQLite
+# and zlib (headers for the build), the sqlite3 shell, and venv for the Python checks.
 need=()
-for pkg in python3-venv; do
+for pkg in libsqlite3-dev zlib1g-dev sqlite3; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
-if [ ${#need[@]} -gt 0 ] && ! python3 -m venv --help >/dev/null 2>&1; then
+python3 -m venv --help >/dev/null 2>&1 || need+=(python3-venv)
+if [ ${#need[@]} -gt 0 ]; then
   sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq && $sudo_cmd apt-get install -y -qq "${need[@]}"
+  $sudo_cmd apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}"
 fi
 
 echo "== swift build"
