@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "HandzAnalyticsCore", targets: ["HandzAnalyticsCore"]),
         .library(name: "HandzCatalog", targets: ["HandzCatalog"]),
+        // The iOS client: add this product to the app target.
+        .library(name: "HandzAnalyticsClient", targets: ["HandzAnalyticsClient"]),
         .executable(name: "handz-analytics", targets: ["HandzAnalyticsCLI"]),
     ],
     dependencies: [
@@ -46,6 +48,12 @@ let package = Package(
             name: "HandzSigning",
             dependencies: [.product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux]))]
         ),
+        // The offline queue client for the iOS app: Foundation, SQLite, zlib, the core and the
+        // signature only — no server package. `Generated/` comes from `handz-analytics codegen swift`.
+        .target(
+            name: "HandzAnalyticsClient",
+            dependencies: ["HandzAnalyticsCore", "HandzSQLite", "HandzCompression", "HandzSigning"]
+        ),
         // The event store: schema, migrations, group-commit writer, quarantine, privacy operations.
         .target(name: "HandzStore", dependencies: ["HandzAnalyticsCore", "HandzSQLite", "HandzSigning"]),
         // The ingestion pipeline without HTTP: limits, signature check, rate limits, validation, receipts.
@@ -76,6 +84,7 @@ let package = Package(
             name: "HandzAnalyticsCLI",
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning",
+                "HandzAnalyticsClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -98,6 +107,10 @@ let package = Package(
         .testTarget(name: "HandzAnalyticsCoreTests", dependencies: ["HandzAnalyticsCore", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzAnalyticsCLI", "HandzSynthetic", "HandzTestSupport"]),
+        .testTarget(
+            name: "HandzAnalyticsClientTests",
+            dependencies: ["HandzAnalyticsClient", "HandzAnalyticsCLI", "HandzCatalog", "HandzSQLite", "HandzTestSupport", "HandzIngest"]
+        ),
         .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzSQLite", "HandzTestSupport"]),
         .testTarget(
             name: "HandzIngestTests",

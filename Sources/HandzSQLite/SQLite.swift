@@ -13,6 +13,11 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public let code: Int32
     public let message: String
 
+    public init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
+
     public var description: String { "SQLite error \(code): \(message)" }
 
     /// True for errors that mean "try again later" (busy, locked, full disk, I/O).

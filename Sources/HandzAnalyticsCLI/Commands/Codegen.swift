@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import HandzCatalog
+
+/// `handz-analytics codegen swift --out DIR`: the client's typed events and catalog snapshot.
+struct Codegen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Generate code from the catalog.",
+        subcommands: [Swift.self]
+    )
+
+    struct Swift: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the client's typed events (one struct per enabled event) and its catalog snapshot."
+        )
+
+        @OptionGroup var options: CatalogOptions
+
+        @Option(help: "Output directory (the client's Generated/ folder).")
+        var out: String
+
+        func run() throws {
+            let catalog = try options.load()
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            for file in SwiftEventsGenerator(catalog: catalog).files() {
+                try file.contents.write(toFile: (out as NSString).appendingPathComponent(file.name), atomically: true, encoding: .utf8)
+            }
+            FileHandle.standardError.write(Data("wrote the typed events of catalog \(catalog.version) to \(out)\n".utf8))
+        }
+    }
+}

@@ -1,0 +1,512 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HandzAnalyticsCore
+import HandzCompression
+import HandzSigning
+
+/// The Handz analytics client for the iOS app: typed events in, a capped durable queue, honest
+/// delivery, and consent that really stops (CH33 §2.2, §9, §12).
+///
+/// - `track` validates the event on the device (the same validator as the server) and hands it to
+///   a background committer; the caller never waits for the disk. Events reach the SQLite queue
+///   within `commitInterval`; anything committed survives a crash.
+/// - The queue holds at most 1,000 events or 5 MB (CH33-P7); when full the oldest go, counted.
+/// - One upload at a time: gzip, signed, at most 100 events / 500 KB; retried with exponential
+///   backoff and full jitter, honouring `Retry-After`; a 400 splits the batch to isolate the bad
+///   event; 401/403 stop sending until the configuration changes.
+/// - `setEnabled(false)` cancels the upload in flight, purges the queue, records nothing new and
+///   makes no further request. Turning it back on sends only events tracked afterwards (CH33-P8).
+/// - Every event not delivered is counted by reason; `tracked = delivered + dropped + queued`.
+public final class AnalyticsClient: @unchecked Sendable {
+    public let configuration: ClientConfiguration
+    let context: any DeviceContextProvider
+    let clock: @Sendable () -> Date
+    private let catalog: CompiledCatalog
+    private let queue: EventQueue
+    private let transport: URLSessionTransport
+    private let backoff: Backoff
+
+    /// Protects everything below; never held during disk or network I/O.
+    private let lock = NSCondition()
+    /// Serialises use of the queue's SQLite connection (committer, uploader, API calls).
+    private let databaseLock = NSLock()
+
+    private var enabled: Bool
+    private var validator: EventValidator
+    private var pending: [EventQueue.Pending] = []
+    private var pendingInvalid = 0
+    private var installID: String
+    private var sessionID: String
+    private var userID: String?
+    private var backgroundSince: Date?
+    private var recent: [ClientDiagnostics.RecentEvent] = []
+    private var random = SystemRandomNumberGenerator()
+
+    // Delivery state.
+    private var uploadRequested = false
+    private var uploadTask: URLSessionDataTask?
+    private var attempt = 0
+    private var nextAttempt: Date?
+    private var splitLimit: Int?
+    private var sendingStopped = false
+    private var lastStatus: Int?
+    private var lastError: String?
+    private var lastFlushCheck: Date
+    private var running = true
+    private var threadsRunning = 2
+
+    /// Opens (or creates) the queue and starts the committer and uploader threads.
+    public init(configuration: ClientConfiguration, context: any DeviceContextProvider,
+                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.configuration = configuration
+        self.context = context
+        self.clock = clock
+        catalog = CompiledCatalog(CatalogSnapshot.catalog)
+        validator = EventValidator(catalog: catalog)
+        queue = try EventQueue(path: configuration.queuePath)
+        transport = URLSessionTransport(timeout: configuration.requestTimeout)
+        backoff = Backoff(base: configuration.backoffBase, cap: configuration.backoffCap)
+        if let stored = try queue.state("install_id") {
+            installID = stored
+        } else {
+            installID = UUID().uuidString.lowercased()
+            try queue.setState("install_id", installID)
+        }
+        userID = try queue.state("user_id")
+        enabled = try queue.state("enabled") != "false"
+        sessionID = UUIDv7.make(milliseconds: UInt64(clock().timeIntervalSince1970 * 1000))
+        lastFlushCheck = clock()
+        let committer = Thread { [unowned self] in self.commitLoop() }
+        committer.name = "handz-analytics-committer"
+        committer.start()
+        let uploader = Thread { [unowned self] in self.uploadLoop() }
+        uploader.name = "handz-analytics-uploader"
+        uploader.start()
+    }
+
+    /// Stops the threads after a final commit (tests and tools; an app keeps one client for its life).
+    public func shutdown() {
+        lock.lock()
+        running = false
+        uploadTask?.cancel()
+        lock.broadcast()
+        while threadsRunning > 0 { lock.wait() }
+        lock.unlock()
+        commitPending()
+    }
+
+    // MARK: Tracking
+
+    /// Tracks a catalogued event. Never blocks on disk or network; an event that fails on-device
+    /// validation is counted (`invalid`) and never queued. Does nothing while analytics is off.
+    public func track(_ event: some AnalyticsEvent) {
+        var writer = PropertyWriter()
+        event.writeProperties(to: &writer)
+        track(name: type(of: event).eventName, propertiesJSON: writer.object)
+    }
+
+    func track(name: String, propertiesJSON: String) {
+        let now = clock()
+        lock.lock()
+        defer { lock.unlock() }
+        guard enabled else { return }
+        let milliseconds = Int64(now.timeIntervalSince1970 * 1000)
+        let eventID = UUIDv7.make(milliseconds: UInt64(milliseconds), using: &random)
+        var body = "{\"event_id\":\"\(eventID)\",\"event_name\":"
+        JSONString.append(name, to: &body)
+        body += ",\"event_time_utc\":\"\(TimestampFormat.format(seconds: milliseconds / 1000, nanoseconds: Int32(milliseconds % 1000) * 1_000_000))\""
+        body += ",\"app_version\":\(JSONString.quoted(context.appVersion)),\"build_number\":\(JSONString.quoted(context.buildNumber))"
+        body += ",\"platform\":\"iOS\",\"os_version\":\(JSONString.quoted(context.osVersion)),\"device_model\":\(JSONString.quoted(context.deviceModel))"
+        body += ",\"locale\":\(JSONString.quoted(context.locale)),\"timezone\":\(JSONString.quoted(context.timeZone))"
+        body += ",\"session_id\":\"\(sessionID)\",\"install_id\":\"\(installID)\",\"user_state\":\"\(context.userState.rawValue)\""
+        body += ",\"analytics_opt_in\":true,\"network_state\":\"\(context.networkState.rawValue)\",\"properties\":\(propertiesJSON)}"
+        admit(name: name, timeMs: milliseconds, body: Array(body.utf8), userID: userID, now: now)
+    }
+
+    /// Queues a complete event as given (for `handz-analytics send` and backfills): validated like
+    /// any other; its user_id, if any, is kept apart so sign-out can still remove it.
+    public func enqueue(rawEvent bytes: [UInt8]) {
+        let now = clock()
+        lock.lock()
+        defer { lock.unlock() }
+        guard enabled else { return }
+        var body = bytes
+        var user: String?
+        if let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any], let id = object["user_id"] as? String {
+            user = id
+            var stripped = object
+            stripped["user_id"] = nil
+            if let data = try? JSONSerialization.data(withJSONObject: stripped, options: [.sortedKeys]) { body = Array(data) }
+        }
+        let verdict = validator.validate(Self.withUser(body, user))
+        let name = verdict.eventName ?? "unknown"
+        let time = now.timeIntervalSince1970 * 1000
+        admit(name: name, timeMs: Int64(time), body: body, userID: user, now: now, verdict: verdict)
+    }
+
+    /// Validates (unless already done) and adds to the pending commit. Caller holds `lock`.
+    private func admit(name: String, timeMs: Int64, body: [UInt8], userID: String?, now: Date, verdict: Verdict? = nil) {
+        let verdict = verdict ?? validator.validate(Self.withUser(body, userID))
+        recent.append(.init(name: name, time: now))
+        if recent.count > 10 { recent.removeFirst(recent.count - 10) }
+        if verdict.isAccepted {
+            pending.append(EventQueue.Pending(name: name, timeMs: timeMs, body: body, userID: userID))
+        } else {
+            pendingInvalid += 1
+        }
+        if pending.count >= 256 { lock.broadcast() }
+    }
+
+    /// The event as sent: `user_id` inserted first when there is one.
+    static func withUser(_ body: [UInt8], _ userID: String?) -> [UInt8] {
+        guard let userID, body.first == UInt8(ascii: "{") else { return body }
+        return Array("{\"user_id\":\"\(userID)\",".utf8) + body.dropFirst()
+    }
+
+    // MARK: App lifecycle and identity
+
+    /// The app went to the background: upload now, and start timing the session gap.
+    public func appDidEnterBackground() {
+        lock.lock()
+        backgroundSince = clock()
+        uploadRequested = true
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// The app came back: a new session when it was away longer than `sessionTimeout`.
+    public func appWillEnterForeground() {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = clock()
+        if let since = backgroundSince, now.timeIntervalSince(since) > configuration.sessionTimeout {
+            sessionID = UUIDv7.make(milliseconds: UInt64(now.timeIntervalSince1970 * 1000), using: &random)
+        }
+        backgroundSince = nil
+    }
+
+    public var currentSessionID: String { lock.withLock { sessionID } }
+    public var currentInstallID: String { lock.withLock { installID } }
+
+    /// Signed in: later events carry `user_id`.
+    public func signIn(userID: String) {
+        lock.withLock { self.userID = userID.lowercased() }
+        withDatabase { try queue.setState("user_id", userID.lowercased()) }
+    }
+
+    /// Signed out (CH33 §9): no event sent from now on carries a user_id — new ones, and the ones
+    /// still queued or pending.
+    public func signOut() {
+        lock.withLock {
+            userID = nil
+            pending = pending.map { EventQueue.Pending(name: $0.name, timeMs: $0.timeMs, body: $0.body, userID: nil) }
+        }
+        withDatabase {
+            try queue.setState("user_id", nil)
+            try queue.removeUserIDs()
+        }
+    }
+
+    /// The account was deleted: the same as signing out here; the app's backend also calls the
+    /// endpoint's `DELETE /v1/users/{user_id}` so stored events lose the link too (CH34 §8.3).
+    public func accountDeleted() { signOut() }
+
+    // MARK: Consent
+
+    public var isEnabled: Bool { lock.withLock { enabled } }
+
+    /// Turns analytics on or off (Settings > Privacy, CH33 §2.2). Off: cancels the upload in
+    /// flight, purges the queue, records nothing new, and no request starts after this returns.
+    /// On: only events tracked from now on are sent (no backfill, CH33-P8).
+    public func setEnabled(_ on: Bool) {
+        lock.lock()
+        if !on {
+            enabled = false
+            uploadTask?.cancel()
+            uploadTask = nil
+            let uncommitted = pending.count + pendingInvalid
+            pending = []
+            pendingInvalid = 0
+            lock.unlock()
+            withDatabase {
+                try queue.purgeForOptOut(uncommitted: uncommitted)
+                try queue.setState("enabled", "false")
+            }
+        } else {
+            enabled = true
+            attempt = 0
+            nextAttempt = nil
+            lock.unlock()
+            withDatabase { try queue.setState("enabled", "true") }
+        }
+    }
+
+    /// New credentials after a 401/403 (key rotation): sending resumes.
+    public func updateCredentials(keyID: String, secret: [UInt8]) {
+        lock.withLock {
+            credentials = (keyID, secret)
+            sendingStopped = false
+            lastError = nil
+            lock.broadcast()
+        }
+    }
+
+    private lazy var credentials: (keyID: String, secret: [UInt8]) = (configuration.keyID, configuration.secret)
+
+    // MARK: Flushing
+
+    /// Commits what is pending and asks for an upload now (if analytics is on).
+    public func flush() {
+        commitPending()
+        lock.lock()
+        uploadRequested = true
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Waits (bounded) until the queue is empty, delivery stopped, or `timeout` passes. Returns true
+    /// when the queue is empty. For tools and tests; an app never waits.
+    @discardableResult
+    public func drain(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            flush()
+            if diagnostics().queuedEvents == 0 && lock.withLock({ pending.isEmpty }) { return true }
+            if lock.withLock({ sendingStopped }) { return false }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return diagnostics().queuedEvents == 0
+    }
+
+    // MARK: Diagnostics
+
+    /// The developer diagnostics snapshot (CH33 §12).
+    public func diagnostics() -> ClientDiagnostics {
+        commitPending()
+        let empty: (count: Int, bytes: Int, oldestMs: Int64?) = (0, 0, nil)
+        let (summary, counters) = withDatabase { (try queue.summary(), try queue.counters()) } ?? (empty, [:])
+        let now = clock()
+        return lock.withLock {
+            ClientDiagnostics(
+                enabled: enabled, queuedEvents: summary.count, queuedBytes: summary.bytes,
+                oldestEventAge: summary.oldestMs.map { now.timeIntervalSince1970 - Double($0) / 1000 },
+                recentEvents: recent, lastUploadStatus: lastStatus, lastError: lastError, nextRetry: nextAttempt,
+                sendingStopped: sendingStopped, counters: counters
+            )
+        }
+    }
+
+    /// The diagnostics of a queue file without starting a client (no threads, no network).
+    public static func inspect(queuePath: String, now: Date = Date()) throws -> ClientDiagnostics {
+        let queue = try EventQueue(path: queuePath)
+        let summary = try queue.summary()
+        return ClientDiagnostics(
+            enabled: try queue.state("enabled") != "false", queuedEvents: summary.count, queuedBytes: summary.bytes,
+            oldestEventAge: summary.oldestMs.map { now.timeIntervalSince1970 - Double($0) / 1000 }, recentEvents: [],
+            lastUploadStatus: nil, lastError: nil, nextRetry: nil, sendingStopped: false, counters: try queue.counters()
+        )
+    }
+
+    /// Events recovered and lost when a damaged queue file was rebuilt at start, if it was.
+    public var recovery: (recovered: Int, lost: Int)? { queue.recovery }
+
+    // MARK: Committer
+
+    @discardableResult
+    private func withDatabase<T>(_ body: () throws -> T) -> T? {
+        databaseLock.lock()
+        defer { databaseLock.unlock() }
+        do {
+            return try body()
+        } catch {
+            lock.withLock { lastError = "queue storage error" }
+            return nil
+        }
+    }
+
+    private func commitPending() {
+        databaseLock.lock()
+        defer { databaseLock.unlock() }
+        let (batch, invalid) = lock.withLock { () -> ([EventQueue.Pending], Int) in
+            defer { pending = []; pendingInvalid = 0 }
+            return (pending, pendingInvalid)
+        }
+        guard !batch.isEmpty || invalid > 0 else { return }
+        do {
+            try queue.commit(batch, invalid: invalid, maxEvents: configuration.maxQueuedEvents, maxBytes: configuration.maxQueuedBytes)
+        } catch {
+            // Not written: put them back for the next attempt rather than lose them.
+            lock.withLock {
+                pending = batch + pending
+                pendingInvalid += invalid
+                lastError = "queue storage error"
+            }
+        }
+    }
+
+    private func commitLoop() {
+        while true {
+            lock.lock()
+            if running { _ = lock.wait(until: Date().addingTimeInterval(configuration.commitInterval)) }
+            let stop = !running
+            lock.unlock()
+            commitPending()
+            if let count = withDatabase({ try queue.summary().count }), count >= configuration.flushThreshold {
+                lock.withLock { uploadRequested = true; lock.broadcast() }
+            }
+            if stop { break }
+        }
+        lock.withLock { threadsRunning -= 1; lock.broadcast() }
+    }
+
+    // MARK: Uploader
+
+    private func uploadLoop() {
+        while true {
+            lock.lock()
+            while running {
+                let now = clock()
+                if now.timeIntervalSince(lastFlushCheck) >= configuration.flushInterval {
+                    lastFlushCheck = now
+                    uploadRequested = true
+                }
+                let due = nextAttempt.map { $0 <= now } ?? true
+                if enabled && !sendingStopped && uploadRequested && due { break }
+                let wake = min(nextAttempt ?? .distantFuture, lastFlushCheck.addingTimeInterval(configuration.flushInterval))
+                _ = lock.wait(until: Date().addingTimeInterval(max(0.01, min(wake.timeIntervalSince(now), 1))))
+            }
+            if !running {
+                lock.unlock()
+                break
+            }
+            uploadRequested = false
+            let limit = min(configuration.maxBatchEvents, splitLimit ?? configuration.maxBatchEvents)
+            lock.unlock()
+            uploadOnce(limit: limit)
+        }
+        lock.withLock { threadsRunning -= 1; lock.broadcast() }
+    }
+
+    /// Sends the oldest queued events once and settles the outcome.
+    private func uploadOnce(limit: Int) {
+        let now = clock()
+        withDatabase { _ = try queue.expire(olderThanMs: Int64((now.timeIntervalSince1970 - configuration.maxEventAge) * 1000)) }
+        guard let rows = withDatabase({ try queue.batch(maxEvents: limit, maxBytes: configuration.maxBatchBytes) }), !rows.isEmpty else { return }
+        var body = Array("{\"sent_at\":\"\(TimestampFormat.format(seconds: Int64(now.timeIntervalSince1970)))\",\"events\":[".utf8)
+        for (index, row) in rows.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body += Self.withUser(row.body, row.userID)
+        }
+        body += Array("]}".utf8)
+        let compressed = Gzip.compress(body)
+
+        // Start the request only if analytics is still on, atomically with `setEnabled(false)`.
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Locked<Result<HTTPAnswer, any Error>?>(nil)
+        lock.lock()
+        guard enabled, running, !sendingStopped else {
+            lock.unlock()
+            return
+        }
+        let (keyID, secret) = credentials
+        var request = URLRequest(url: configuration.endpoint.appendingPathComponent("v1/batch"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(compressed)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        request.setValue(RequestSignature.authorization(keyID: keyID, secret: secret, timestamp: Int64(now.timeIntervalSince1970), body: compressed),
+                         forHTTPHeaderField: "Authorization")
+        uploadTask = transport.start(request) { result in
+            outcome.set(result)
+            done.signal()
+        }
+        lock.unlock()
+        done.wait()
+        lock.withLock { uploadTask = nil }
+        guard let result = outcome.get() else { return }
+        settle(result, rows: rows)
+    }
+
+    private func settle(_ result: Result<HTTPAnswer, any Error>, rows: [EventQueue.Row]) {
+        let now = clock()
+        switch result {
+        case .failure:
+            lock.withLock {
+                lastStatus = nil
+                lastError = enabled ? "network error" : "upload cancelled (analytics off)"
+                scheduleRetry(retryAfter: nil, now: now)
+            }
+        case .success(let answer):
+            lock.withLock { lastStatus = answer.status }
+            switch answer.status {
+            case 200:
+                let rejected = Self.rejections(answer.body, rows: rows)
+                let rejectedSeqs = Set(rejected.map(\.0))
+                withDatabase { try queue.settle(delivered: rows.map(\.seq).filter { !rejectedSeqs.contains($0) }, rejected: rejected) }
+                lock.withLock {
+                    attempt = 0
+                    nextAttempt = nil
+                    lastError = nil
+                    if let split = splitLimit { splitLimit = split * 2 >= configuration.maxBatchEvents ? nil : split * 2 }
+                    uploadRequested = true  // keep going while events are queued; the server paces us
+                }
+            case 400, 413:
+                // Isolate the offender: halve the batch; a single event refused alone is dropped.
+                if rows.count == 1 {
+                    let code = Self.errorCode(answer.body) ?? (answer.status == 413 ? "payload_too_large" : "malformed_envelope")
+                    withDatabase { try queue.settle(delivered: [], rejected: [(rows[0].seq, code)]) }
+                    lock.withLock { splitLimit = nil; uploadRequested = true; lastError = code }
+                } else {
+                    lock.withLock { splitLimit = max(1, rows.count / 2); uploadRequested = true; lastError = Self.errorCode(answer.body) }
+                }
+            case 401, 403:
+                lock.withLock {
+                    sendingStopped = true
+                    lastError = Self.errorCode(answer.body) ?? (answer.status == 401 ? "unauthorized" : "forbidden")
+                }
+            case 429, 500...599:
+                lock.withLock {
+                    lastError = Self.errorCode(answer.body) ?? "http \(answer.status)"
+                    scheduleRetry(retryAfter: Backoff.retryAfter(answer.headers["retry-after"], now: now), now: now)
+                }
+            default:
+                // Another client error means a configuration problem: stop and report.
+                lock.withLock { sendingStopped = true; lastError = Self.errorCode(answer.body) ?? "http \(answer.status)" }
+            }
+        }
+    }
+
+    /// Caller holds `lock`.
+    private func scheduleRetry(retryAfter: TimeInterval?, now: Date) {
+        attempt += 1
+        let delay = backoff.delay(attempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0...1, using: &random))
+        nextAttempt = now.addingTimeInterval(delay)
+        uploadRequested = true
+    }
+
+    /// (seq, first error code) of each event the receipt rejected.
+    static func rejections(_ body: Data, rows: [EventQueue.Row]) -> [(Int64, String)] {
+        guard let receipt = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+              let rejected = receipt["rejected"] as? [[String: Any]] else { return [] }
+        return rejected.compactMap { entry in
+            guard let index = entry["index"] as? Int, index < rows.count else { return nil }
+            let code = ((entry["errors"] as? [[String: Any]])?.first?["code"] as? String) ?? "rejected"
+            return (rows[index].seq, code)
+        }
+    }
+
+    static func errorCode(_ body: Data) -> String? {
+        ((try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["error"] as? [String: Any])?["code"] as? String
+    }
+}
+
+/// A small lock-protected box for values crossing threads.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}

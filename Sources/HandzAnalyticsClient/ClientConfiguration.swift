@@ -1,0 +1,71 @@
+import Foundation
+
+/// Plan state (CH33 §3.2 `user_state`, CH08 §1).
+public enum UserState: String, Sendable, CaseIterable { case guest, free, trial, pro }
+
+/// Connectivity at the time of an event (CH33 §3.2 `network_state`).
+public enum NetworkState: String, Sendable, CaseIterable { case online, offline, flaky }
+
+/// Where the client reads the global properties of CH33 §3.2 from. Injected so tests (and the
+/// app) decide; on iOS these come from Bundle, UIDevice, Locale, TimeZone and NWPathMonitor.
+public protocol DeviceContextProvider: Sendable {
+    var appVersion: String { get }
+    var buildNumber: String { get }
+    var osVersion: String { get }
+    var deviceModel: String { get }
+    var locale: String { get }
+    var timeZone: String { get }
+    var networkState: NetworkState { get }
+    var userState: UserState { get }
+}
+
+/// A fixed context, for tests, tools and `handz-analytics send`.
+public struct StaticDeviceContext: DeviceContextProvider {
+    public var appVersion = "1.4.2"
+    public var buildNumber = "418"
+    public var osVersion = "iOS 18.6"
+    public var deviceModel = "iPhone15,2"
+    public var locale = "en_US"
+    public var timeZone = "UTC"
+    public var networkState = NetworkState.online
+    public var userState = UserState.guest
+
+    public init() {}
+}
+
+/// Everything the client can be told. Defaults follow CH33 §9 and CH33-P7.
+public struct ClientConfiguration: Sendable {
+    /// The ingestion endpoint's base URL (`POST <endpoint>/v1/batch`).
+    public var endpoint: URL
+    public var keyID: String
+    public var secret: [UInt8]
+    /// The queue's SQLite file.
+    public var queuePath: String
+
+    /// Queue cap (CH33-P7): 1,000 events or 5 MB, whichever comes first; the oldest go first.
+    public var maxQueuedEvents = 1_000
+    public var maxQueuedBytes = 5_000_000
+    /// One request carries at most this many events and bytes (before compression).
+    public var maxBatchEvents = 100
+    public var maxBatchBytes = 500_000
+    /// Upload when this many events are queued, and at least this often.
+    public var flushThreshold = 30
+    public var flushInterval: TimeInterval = 30
+    /// Tracked events reach disk within this delay (the caller never waits for the disk).
+    public var commitInterval: TimeInterval = 0.05
+    /// A new session starts after the app was in the background longer than this.
+    public var sessionTimeout: TimeInterval = 30 * 60
+    /// Events older than this expire unsent (counted).
+    public var maxEventAge: TimeInterval = 30 * 86_400
+    /// Exponential backoff with full jitter, base and cap, in seconds.
+    public var backoffBase: TimeInterval = 1
+    public var backoffCap: TimeInterval = 600
+    public var requestTimeout: TimeInterval = 30
+
+    public init(endpoint: URL, keyID: String, secret: [UInt8], queuePath: String) {
+        self.endpoint = endpoint
+        self.keyID = keyID
+        self.secret = secret
+        self.queuePath = queuePath
+    }
+}
