@@ -24,6 +24,8 @@ public final class IngestService: Sendable {
     let logger: Logger
     let clock: @Sendable () -> Date
     private let inFlight = Locked(0)
+    /// Until when the endpoint answers 503 (maintenance), if set.
+    private let maintenanceUntil = Locked<Date?>(nil)
     /// Re-reads the catalog directory (for reload); nil when reloading is not possible.
     let catalogLoader: (@Sendable () throws -> Catalog)?
 
@@ -90,6 +92,9 @@ public final class IngestService: Sendable {
     }
 
     func ingestChecked(headers: [String: String], body: [UInt8]) async throws -> IngestResponse {
+        if let until = maintenanceUntil.withLock({ $0 }), until > clock() {
+            throw RequestError.storeUnavailable(retryAfterSeconds: max(1, Int(until.timeIntervalSince(clock()).rounded(.up))))
+        }
         try checkContentType(headers)
         let gzip = try checkEncoding(headers)
         guard body.count <= limits.maxBodyBytes else { throw RequestError.payloadTooLarge("body is larger than \(limits.maxBodyBytes) bytes") }
@@ -214,6 +219,23 @@ public final class IngestService: Sendable {
             return finish(.error(error))
         } catch {
             return finish(.error(.storeUnavailable(retryAfterSeconds: 5)))
+        }
+    }
+
+    /// `POST /v1/admin/maintenance?seconds=N` (admin scope): answer batches with 503 and
+    /// `Retry-After` for N seconds (0 ends it) — to drain clients before store maintenance.
+    public func maintenance(seconds: Int, headers: [String: String], body: [UInt8]) -> IngestResponse {
+        do {
+            _ = try authenticate(headers, body: body, scope: .admin)
+            guard (0...86_400).contains(seconds) else { throw RequestError.malformedEnvelope("seconds must be 0-86400") }
+            let until = seconds > 0 ? clock().addingTimeInterval(Double(seconds)) : nil
+            maintenanceUntil.withLock { $0 = until }
+            logger.notice("maintenance mode", metadata: ["seconds": "\(seconds)"])
+            return finish(.json(200, "{\"maintenance_seconds\":\(seconds)}"))
+        } catch let error as RequestError {
+            return finish(.error(error))
+        } catch {
+            return finish(.error(.storeUnavailable(retryAfterSeconds: 1)))
         }
     }
 

@@ -9,10 +9,12 @@ import NIOCore
 /// - `POST /v1/batch` — ingest a signed batch
 /// - `DELETE /v1/users/{user_id}` — forget a user (admin scope)
 /// - `POST /v1/admin/reload` — reload the catalog (admin scope)
+/// - `POST /v1/admin/maintenance?seconds=N` — answer 503 + Retry-After for N seconds (admin scope)
 /// - `GET /health`, `GET /metrics` (Prometheus text)
 enum IngestRouter {
-    static func make(service: IngestService) -> Router<ServerContext> {
+    static func make(service: IngestService, accessLog: AccessLog?) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
+        if let accessLog { router.add(middleware: AccessLogMiddleware(log: accessLog)) }
 
         router.post("/v1/batch") { request, context in
             guard service.admit() else { return response(service.concurrencyLimited) }
@@ -30,6 +32,12 @@ enum IngestRouter {
             let body = try await collect(request, limit: 64 * 1024) ?? []
             let userID = context.parameters.get("user_id") ?? ""
             return response(await service.forgetUser(userID, headers: headerMap(request.headers), body: body))
+        }
+
+        router.post("/v1/admin/maintenance") { request, _ in
+            let body = try await collect(request, limit: 64 * 1024) ?? []
+            let seconds = request.uri.queryParameters["seconds"].flatMap { Int(String($0)) } ?? -1
+            return response(service.maintenance(seconds: seconds, headers: headerMap(request.headers), body: body))
         }
 
         router.post("/v1/admin/reload") { request, _ in

@@ -19,6 +19,8 @@ public struct ServerOptions: Sendable {
     public var limits = IngestLimits()
     public var rateLimits = RateLimits()
     public var store = StoreConfiguration()
+    /// Where to write the access log, if anywhere.
+    public var accessLogPath: String?
     /// Longest wait for in-flight requests on SIGTERM before cancelling them.
     public var shutdownGraceSeconds = 15
 
@@ -57,7 +59,7 @@ public enum ServerRunner {
                               createdKey: createdKey, catalogVersion: catalog.version))
 
         let app = Application(
-            router: IngestRouter.make(service: service),
+            router: IngestRouter.make(service: service, accessLog: try options.accessLogPath.map(AccessLog.init(path:))),
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "handz-analytics"),
             onServerRunning: { channel in onListening(options.host, channel.localAddress?.port ?? options.port) },
             logger: logger

@@ -15,11 +15,12 @@ public final class ServerProcess: @unchecked Sendable {
     private let lines = LineCollector()
 
     /// Starts the server and waits (bounded) until it listens.
-    public init(directory: URL, arguments: [String] = [], timeout: TimeInterval = 60) throws {
+    public init(directory: URL, arguments: [String] = [], port: Int = 0, timeout: TimeInterval = 60) throws {
         self.directory = directory
         process = Process()
         process.executableURL = CommandRunner.product("handz-analytics")
-        process.arguments = ["serve", "--catalog", RepositoryCatalog.directory, "--port", "0", "--log-level", "warning"] + arguments
+        let catalog = arguments.contains("--catalog") ? [] : ["--catalog", RepositoryCatalog.directory]
+        process.arguments = ["serve"] + catalog + ["--port", String(port), "--log-level", "warning"] + arguments
         process.currentDirectoryURL = directory
         process.standardOutput = output
         process.standardError = output
@@ -117,7 +118,7 @@ public struct IngestHTTPClient: Sendable {
     /// POSTs raw bytes, signed unless `authorization` is given.
     public func send(body: [UInt8], path: String = "/v1/batch", method: String = "POST", encoding: String? = "gzip",
                      contentType: String = "application/json", timestamp: Int64? = nil, authorization: String? = nil) async throws -> Answer {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
         request.httpMethod = method
         request.httpBody = Data(body)
         request.setValue(contentType, forHTTPHeaderField: "Content-Type")

@@ -52,6 +52,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Burst allowance per install_id, events.")
     var installBurst: Double = 5_000
 
+    @Option(help: "Append one JSON line per request (time, method, path, status, duration — no headers or bodies) to this file.")
+    var accessLog: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -67,6 +70,7 @@ struct Serve: AsyncParsableCommand {
         options.port = port
         options.databasePath = db
         options.keysPath = keys
+        options.accessLogPath = accessLog
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
         options.limits.maxBodyBytes = maxBodyBytes
         options.limits.maxDecompressedBytes = maxDecompressedBytes

@@ -1,0 +1,133 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import HandzAnalyticsClient
+import HandzSigning
+import HandzSQLite
+import HandzTestSupport
+
+/// A server directory with an ingest key and an admin key, the access log, and helpers to read
+/// what the server stored and when requests arrived.
+final class ServerWorld: @unchecked Sendable {
+    let directory: URL
+    let ingest = IngestionKey.generate(scopes: [.ingest])
+    let admin = IngestionKey.generate(scopes: [.admin])
+    var server: ServerProcess?
+    let port: Int
+
+    init(port: Int? = nil) throws {
+        directory = try temporaryDirectory("handz-client")
+        try KeysFile(keys: [ingest, admin]).save(path: directory.appendingPathComponent("handz-keys.json").path)
+        self.port = port ?? Self.freePort()
+    }
+
+    deinit {
+        server?.stop(signal: SIGKILL)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func start(_ arguments: [String] = []) throws {
+        server = try ServerProcess(directory: directory, arguments: ["--access-log", accessLogPath] + arguments, port: port)
+    }
+
+    var accessLogPath: String { directory.appendingPathComponent("access.log").path }
+    var endpoint: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// (arrival ms, path, status) of every request so far.
+    func requests() -> [(timeMs: Int64, path: String, status: Int)] {
+        guard let text = try? String(contentsOfFile: accessLogPath, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return ((object["time_ms"] as? NSNumber)?.int64Value ?? 0, object["path"] as? String ?? "", object["status"] as? Int ?? 0)
+        }
+    }
+
+    func batches() -> [(timeMs: Int64, status: Int)] { requests().filter { $0.path == "/v1/batch" }.map { ($0.timeMs, $0.status) } }
+
+    func scalar(_ sql: String) throws -> Int64 {
+        try SQLiteDatabase(path: directory.appendingPathComponent("handz-events.sqlite").path).scalar(sql) ?? -1
+    }
+
+    func admin(_ path: String) async throws -> Int {
+        try await IngestHTTPClient(baseURL: endpoint, key: admin).send(body: [], path: path, encoding: nil).status
+    }
+
+    func configuration(queue: URL) -> ClientConfiguration {
+        var configuration = ClientConfiguration(endpoint: endpoint, keyID: ingest.id, secret: ingest.secret, queuePath: queue.path)
+        configuration.backoffBase = 0.2
+        configuration.flushInterval = 0.5
+        return configuration
+    }
+
+    /// A loopback port nobody listens on right now.
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Polls `condition` every 50 ms until it holds or `timeout` passes.
+func eventually(timeout: TimeInterval = 20, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    return try condition()
+}
+
+/// A loopback listener that accepts connections and counts them; it never answers (an upload to
+/// it stays in flight until the client cancels) or, with `closeImmediately`, hangs up at once.
+final class SilentListener: @unchecked Sendable {
+    let port: Int
+    private let fd: Int32
+    private let lock = NSLock()
+    private var accepted = 0
+    private var connections: [Int32] = []
+
+    private let closeImmediately: Bool
+
+    init(closeImmediately: Bool = false) {
+        self.closeImmediately = closeImmediately
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) } }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        listen(listening, 16)
+        fd = listening
+        let thread = Thread { [self] in
+            while true {
+                let connection = accept(listening, nil, nil)
+                if connection < 0 { return }
+                if self.closeImmediately {
+                    close(connection)
+                    lock.withLock { accepted += 1 }
+                } else {
+                    lock.withLock { accepted += 1; connections.append(connection) }
+                }
+            }
+        }
+        thread.start()
+    }
+
+    var connectionCount: Int { lock.withLock { accepted } }
+
+    func stop() {
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+        lock.withLock { for connection in connections { close(connection) } }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import HandzAnalyticsClient
+import HandzCatalog
+import HandzTestSupport
+import Testing
+@testable import HandzAnalyticsClient
+
+/// Client behaviour that needs no server.
+@Suite struct ClientUnitTests {
+    final class Clock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var now = Date(timeIntervalSince1970: 1_772_366_400)
+        func advance(_ seconds: TimeInterval) { lock.withLock { now += seconds } }
+        var date: Date { lock.withLock { now } }
+    }
+
+    func offlineClient(_ directory: URL, clock: Clock? = nil) throws -> AnalyticsClient {
+        var configuration = ClientConfiguration(endpoint: URL(string: "http://127.0.0.1:9")!, keyID: "hzk_test", secret: [1],
+                                                queuePath: directory.appendingPathComponent("queue.sqlite").path)
+        configuration.flushInterval = 3_600
+        configuration.flushThreshold = 100_000
+        if let clock { return try AnalyticsClient(configuration: configuration, context: StaticDeviceContext(), clock: { clock.date }) }
+        return try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
+    }
+
+    @Test("the committed generated code is up to date with catalog/")
+    func generatedCodeIsCurrent() throws {
+        let folder = RepositoryCatalog.root.appendingPathComponent("Sources/HandzAnalyticsClient/Generated")
+        for file in SwiftEventsGenerator(catalog: RepositoryCatalog.catalog).files() {
+            let committed = try String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8)
+            #expect(committed == file.contents, "regenerate: swift run handz-analytics codegen swift --out Sources/HandzAnalyticsClient/Generated")
+        }
+    }
+
+    @Test("one generated type per enabled event, none for placeholders")
+    func generatedTypes() {
+        let enabled = Set(RepositoryCatalog.catalog.events.filter(\.isEnabled).map(\.name))
+        #expect(Set(catalogEventTypes.keys) == enabled)
+        #expect(catalogEventTypes["gate_shown"] == nil)
+        #expect(AppOpen.eventName == "app_open")
+    }
+
+    @Test("events the device validator refuses are counted invalid and never queued")
+    func invalidEventsAreCounted() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try offlineClient(directory)
+        client.track(BuilderEdgeCreated(edgeType: .branch, fromNodeType: .move, toNodeType: .move, branchIndex: 3, totalOutgoingFromSourceAfter: 4))
+        client.track(BuilderEdgeCreated(edgeType: .branch, fromNodeType: .move, toNodeType: .move, branchIndex: 12, totalOutgoingFromSourceAfter: 11))
+        let diagnostics = client.diagnostics()
+        client.shutdown()
+        #expect(diagnostics.queuedEvents == 1)
+        #expect(diagnostics.dropped(.invalid) == 1)
+        #expect(diagnostics.tracked == 2 && diagnostics.isBalanced)
+        #expect(diagnostics.recentEvents.map(\.name) == ["builder_edge_created", "builder_edge_created"])
+    }
+
+    @Test("install_id persists across restarts; a new session starts after the background timeout only")
+    func identity() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = Clock()
+        let client = try offlineClient(directory, clock: clock)
+        let install = client.currentInstallID
+        let session = client.currentSessionID
+        client.appDidEnterBackground()
+        clock.advance(10 * 60)
+        client.appWillEnterForeground()
+        #expect(client.currentSessionID == session)
+        client.appDidEnterBackground()
+        clock.advance(31 * 60)
+        client.appWillEnterForeground()
+        #expect(client.currentSessionID != session)
+        client.shutdown()
+        let again = try offlineClient(directory, clock: clock)
+        #expect(again.currentInstallID == install)
+        again.shutdown()
+    }
+
+    @Test("events older than the maximum age expire and are counted")
+    func expiry() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = Clock()
+        var configuration = ClientConfiguration(endpoint: URL(string: "http://127.0.0.1:9")!, keyID: "hzk_test", secret: [1],
+                                                queuePath: directory.appendingPathComponent("queue.sqlite").path)
+        configuration.flushInterval = 0.1
+        configuration.backoffBase = 0.05
+        configuration.maxEventAge = 3_600
+        let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext(), clock: { clock.date })
+        for _ in 0..<5 { client.track(AppOpen(startType: .warm, launchSource: .push)) }
+        _ = client.diagnostics()
+        clock.advance(7_200)
+        client.flush()
+        let expired = { client.diagnostics().dropped(.expired) == 5 }
+        let deadline = Date().addingTimeInterval(10)
+        while !expired() && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let diagnostics = client.diagnostics()
+        client.shutdown()
+        #expect(diagnostics.dropped(.expired) == 5)
+        #expect(diagnostics.queuedEvents == 0 && diagnostics.isBalanced)
+    }
+
+    @Test("a damaged queue file is rebuilt: readable events recovered, the rest counted as corrupt")
+    func corruptionRecovery() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try offlineClient(directory)
+        for index in 0..<400 { client.track(BuilderNodeAdded(nodeType: .move, via: .search, totalNodesAfter: index + 1)) }
+        #expect(client.diagnostics().queuedEvents == 400)
+        client.shutdown()
+        // Checkpoint into the main file, then damage a page in the middle of it.
+        let path = directory.appendingPathComponent("queue.sqlite").path
+        let database = try HandzSQLiteShim.open(path)
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as! NSNumber).intValue
+        let handle = FileHandle(forUpdatingAtPath: path)!
+        handle.seek(toFileOffset: UInt64(size / 2 / 4096 * 4096))
+        handle.write(Data(repeating: 0xA5, count: 4096))
+        try handle.close()
+        let reopened = try offlineClient(directory)
+        let diagnostics = reopened.diagnostics()
+        reopened.shutdown()
+        let recovery = try #require(reopened.recovery)
+        #expect(recovery.recovered + recovery.lost == 400)
+        #expect(recovery.lost > 0)
+        #expect(diagnostics.queuedEvents == recovery.recovered)
+        #expect(diagnostics.dropped(.corrupt) == recovery.lost)
+        #expect(diagnostics.isBalanced)
+    }
+
+    @Test("backoff: full jitter within the window, a floor, the cap, and Retry-After in both forms")
+    func backoff() {
+        let backoff = Backoff(base: 1, cap: 600)
+        #expect(backoff.delay(attempt: 3, retryAfter: nil, random: 1) == 8)
+        #expect(backoff.delay(attempt: 3, retryAfter: nil, random: 0) == 0.1)
+        #expect(backoff.delay(attempt: 30, retryAfter: nil, random: 1) == 600)
+        #expect(backoff.delay(attempt: 1, retryAfter: 7, random: 0.5) == 7)
+        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(Backoff.retryAfter("120", now: now) == 120)
+        #expect(Backoff.retryAfter("Sun, 06 Nov 1994 08:51:37 GMT", now: now) == 120)
+        #expect(Backoff.retryAfter("soon", now: now) == nil)
+    }
+
+    @Test("track does not wait for the disk: p99 under 1 ms even here (the benchmark measures the real figure)")
+    func trackIsCheap() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try offlineClient(directory)
+        var timings: [UInt64] = []
+        for index in 0..<2_000 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            client.track(BuilderNodeAdded(nodeType: .move, via: .picker, totalNodesAfter: index % 100 + 1))
+            timings.append(DispatchTime.now().uptimeNanoseconds - start)
+        }
+        client.shutdown()
+        timings.sort()
+        #expect(timings[timings.count * 99 / 100] < 1_000_000)
+    }
+}
+
+import HandzSQLite
+enum HandzSQLiteShim {
+    static func open(_ path: String) throws -> SQLiteDatabase { try SQLiteDatabase(path: path) }
+}
