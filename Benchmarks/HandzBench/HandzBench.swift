@@ -15,6 +15,7 @@ enum HandzBench {
         switch command {
         case "validate": try ValidateBenchmark(arguments: arguments).run()
         case "store": try await StoreBenchmark(arguments: arguments).run()
+        case "client": try ClientBenchmark(arguments: arguments).run()
         default: usage()
         }
     }
@@ -23,6 +24,7 @@ enum HandzBench {
         FileHandle.standardError.write(Data("""
             usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR]
                    handz-bench store [--rows N] [--concurrency C] [--db PATH] [--synchronous full|normal]
+                   handz-bench client [--events N] [--endpoint URL --keys FILE]
 
             """.utf8))
         exit(2)
