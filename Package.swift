@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
     ],
     targets: [
         // The pure core: catalog model, compiled lookup tables, the byte-level validator,
@@ -56,6 +57,15 @@ let package = Package(
         ),
         // The event store: schema, migrations, group-commit writer, quarantine, privacy operations.
         .target(name: "HandzStore", dependencies: ["HandzAnalyticsCore", "HandzSQLite", "HandzSigning"]),
+        // The shared store for several ingest nodes: PostgreSQL through postgres-nio.
+        .target(
+            name: "HandzPostgresStore",
+            dependencies: [
+                "HandzStore", "HandzSigning",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The ingestion pipeline without HTTP: limits, signature check, rate limits, validation, receipts.
         .target(
             name: "HandzIngest",
@@ -69,7 +79,7 @@ let package = Package(
         .target(
             name: "HandzServer",
             dependencies: [
-                "HandzIngest", "HandzCatalog",
+                "HandzIngest", "HandzCatalog", "HandzPostgresStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -71,7 +71,7 @@ struct StoreBenchmark {
             print(String(format: "store: %d rows in %.2f s = %.0f rows/s (concurrency %d, synchronous %@, dropped: %@)",
                          total, seconds, Double(total) / seconds, concurrency, synchronous.rawValue, dropIndexes.joined(separator: ",")))
         }
-        store.close()
+        store.closeNow()
     }
 }
 

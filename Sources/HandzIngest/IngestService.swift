@@ -15,7 +15,7 @@ import Logging
 /// sent only after the store committed the accepted events.
 public final class IngestService: Sendable {
     public let catalog: LiveCatalog
-    public let store: SQLiteEventStore
+    public let store: any EventStore
     public let keys: KeyRing
     public let limits: IngestLimits
     let keyBuckets: TokenBuckets
@@ -29,7 +29,7 @@ public final class IngestService: Sendable {
     /// Re-reads the catalog directory (for reload); nil when reloading is not possible.
     let catalogLoader: (@Sendable () throws -> Catalog)?
 
-    public init(catalog: LiveCatalog, store: SQLiteEventStore, keys: KeyRing, limits: IngestLimits = IngestLimits(),
+    public init(catalog: LiveCatalog, store: any EventStore, keys: KeyRing, limits: IngestLimits = IngestLimits(),
                 rateLimits: RateLimits = RateLimits(), logger: Logger = Logger(label: "handz.ingest"),
                 clock: @escaping @Sendable () -> Date = { Date() },
                 catalogLoader: (@Sendable () throws -> Catalog)? = nil) {
@@ -211,8 +211,7 @@ public final class IngestService: Sendable {
         do {
             _ = try authenticate(headers, body: body, scope: .admin)
             guard StringFormat.uuid.matches(userID) else { throw RequestError.malformedEnvelope("user_id must be a UUID") }
-            let store = self.store
-            let count = try await Task.detached { try store.forgetUser(userID.lowercased()) }.value
+            let count = try await store.forgetUser(userID.lowercased(), nowMs: Int64(clock().timeIntervalSince1970 * 1000))
             logger.info("forgot a user", metadata: ["events_unlinked": "\(count)"])
             return finish(.json(200, "{\"events_unlinked\":\(count)}"))
         } catch let error as RequestError {
@@ -265,7 +264,7 @@ public final class IngestService: Sendable {
     /// `GET /health`: 200 when the store is writable and a catalog is loaded, 503 otherwise.
     public func health() -> IngestResponse {
         let healthy = store.isHealthy
-        let body = "{\"status\":\"\(healthy ? "ok" : "unavailable")\",\"store_writable\":\(healthy),\"catalog_version\":\(JSONString.quoted(catalog.current.version)),\"schema_version\":\(StoreSchema.currentVersion)}"
+        let body = "{\"status\":\"\(healthy ? "ok" : "unavailable")\",\"store\":\"\(store.engine)\",\"store_writable\":\(healthy),\"catalog_version\":\(JSONString.quoted(catalog.current.version)),\"schema_version\":\(StoreSchema.currentVersion)}"
         return .json(healthy ? 200 : 503, body)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HandzAnalyticsCore
 import HandzCatalog
 import HandzIngest
+import HandzPostgresStore
 import HandzSigning
 import HandzStore
 import Hummingbird
@@ -14,6 +15,8 @@ public struct ServerOptions: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
     public var databasePath = "handz-events.sqlite"
+    /// `postgres://…` to use a shared PostgreSQL store instead of the embedded SQLite file.
+    public var storeURL: String?
     public var keysPath = "handz-keys.json"
     public var catalogDirectory: String
     public var limits = IngestLimits()
@@ -49,13 +52,18 @@ public enum ServerRunner {
         let catalogDirectory = options.catalogDirectory
         let catalog = try CatalogLoader.loadChecked(directory: catalogDirectory)
         let createdKey = try prepareKeysFile(options.keysPath)
-        let store = try SQLiteEventStore(path: options.databasePath, configuration: options.store)
+        let store: any EventStore
+        if let url = options.storeURL {
+            store = try await PostgresEventStore(url: url, logger: logger)
+        } else {
+            store = try SQLiteEventStore(path: options.databasePath, configuration: options.store)
+        }
         let service = IngestService(
             catalog: LiveCatalog(catalog), store: store, keys: try KeyRing(path: options.keysPath),
             limits: options.limits, rateLimits: options.rateLimits, logger: logger,
             catalogLoader: { try CatalogLoader.loadChecked(directory: catalogDirectory) }
         )
-        onStart(ServerStartup(databasePath: absolute(options.databasePath), keysPath: absolute(options.keysPath),
+        onStart(ServerStartup(databasePath: options.storeURL.map(redacted) ?? absolute(options.databasePath), keysPath: absolute(options.keysPath),
                               createdKey: createdKey, catalogVersion: catalog.version))
 
         let app = Application(
@@ -80,6 +88,13 @@ public enum ServerRunner {
         return key
     }
 
+    /// A store URL without its password, for printing.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "postgres://…" }
+        if components.password != nil { components.password = "***" }
+        return components.string ?? "postgres://…"
+    }
+
     static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
@@ -88,12 +103,11 @@ public enum ServerRunner {
 /// Keeps the store open while the server runs; on shutdown (after the HTTP server has finished
 /// its in-flight requests) drains the writer and closes.
 struct StoreService: Service {
-    let store: SQLiteEventStore
+    let store: any EventStore
 
     func run() async throws {
         try? await gracefulShutdown()
-        let store = self.store
-        await Task.detached { store.close() }.value
+        await store.close()
     }
 }
 

@@ -65,7 +65,7 @@ public final class SQLiteEventStore: @unchecked Sendable {
     public var queuedRows: Int { writer.queuedRows }
 
     /// Finishes the queued writes, then stops the writer. Later appends fail with `closed`.
-    public func close() {
+    public func closeNow() {
         writer.close()
     }
 

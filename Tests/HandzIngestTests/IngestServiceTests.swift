@@ -31,7 +31,7 @@ import Testing
         }
 
         deinit {
-            store.close()
+            store.closeNow()
             try? FileManager.default.removeItem(at: directory)
         }
 
@@ -204,7 +204,7 @@ import Testing
     @Test("503 with Retry-After when the store cannot write")
     func storeUnavailable() async throws {
         let fixture = try Fixture()
-        fixture.store.close()
+        fixture.store.closeNow()
         let response = await fixture.send([EventBuilder("app_open").json])
         #expect(response.status == 503 && Self.errorCode(response) == "store_unavailable")
         #expect(response.headers.contains { $0.0 == "Retry-After" })

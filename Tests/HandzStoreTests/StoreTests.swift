@@ -30,7 +30,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path)
         try await body(store, directory)
-        store.close()
+        store.closeNow()
     }
 
     @Test("events are stored once: repeated event_ids are duplicates, within a batch and across batches")
@@ -94,7 +94,7 @@ import Testing
             #expect(try database.scalar("SELECT rows_affected FROM privacy_audit WHERE action = 'forget_user'") == 300)
             let hash = try database.prepare("SELECT subject_hash FROM privacy_audit").query { $0.text(0) ?? "" }.first ?? ""
             #expect(hash.count == 64 && !hash.contains(user))
-            store.close()
+            store.closeNow()
             // No file of the store holds the id any more (secure_delete, WAL truncated).
             for suffix in ["", "-wal", "-shm"] {
                 guard let bytes = FileManager.default.contents(atPath: path + suffix) else { continue }
@@ -123,14 +123,14 @@ import Testing
         async let a = store.append(Self.batch(Self.rows((0..<500).map { (1, UInt64($0)) })))
         async let b = store.append(Self.batch(Self.rows((0..<500).map { (2, UInt64($0)) })))
         _ = try await (a, b)
-        store.close()
+        store.closeNow()
         await #expect(throws: StoreError.closed) { _ = try await store.append(Self.batch(Self.rows([(3, 3)]))) }
         let reopened = try SQLiteEventStore(path: path)
         #expect(try reopened.stats().storedEvents == 1_000)
         let database = try SQLiteDatabase(path: path)
         #expect(try database.scalar("SELECT COUNT(*) FROM schema_migrations") == Int64(StoreSchema.migrations.count))
         #expect(try database.scalar("PRAGMA page_size") == 8192)
-        reopened.close()
+        reopened.closeNow()
     }
 
     @Test("the readable view shows canonical UUIDs and ISO-8601 times")

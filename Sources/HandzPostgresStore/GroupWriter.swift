@@ -1,0 +1,156 @@
+import Foundation
+import HandzStore
+import Logging
+import PostgresNIO
+
+/// Groups the appends that arrive while a transaction is running into the next transaction: one
+/// multi-row insert per table, so a node's write rate does not depend on one round trip per request.
+actor GroupWriter {
+    typealias Continuation = CheckedContinuation<AppendResult, any Error>
+
+    private let client: PostgresClient
+    private let logger: Logger
+    private var pending: [(batch: IngestBatch, continuation: Continuation)] = []
+    private var writing = false
+    private var closing = false
+    private var drained: [CheckedContinuation<Void, Never>] = []
+    private let closedFlag = LockedFlag(false)
+    static let maxRowsPerTransaction = 20_000
+
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    nonisolated var isClosed: Bool { closedFlag.get() }
+
+    func append(_ batch: IngestBatch) async throws -> AppendResult {
+        guard !closing else { throw StoreError.closed }
+        return try await withCheckedThrowingContinuation { continuation in
+            pending.append((batch, continuation))
+            if !writing {
+                writing = true
+                Task { await self.drain() }
+            }
+        }
+    }
+
+    /// Waits for queued appends to commit, then refuses new ones.
+    func close() async {
+        closing = true
+        closedFlag.set(true)
+        if !writing && pending.isEmpty { return }
+        await withCheckedContinuation { drained.append($0) }
+    }
+
+    private func drain() async {
+        while !pending.isEmpty {
+            var group: [(batch: IngestBatch, continuation: Continuation)] = []
+            var rows = 0
+            while let next = pending.first, group.isEmpty || rows + next.batch.rows.count <= Self.maxRowsPerTransaction {
+                group.append(pending.removeFirst())
+                rows += next.batch.rows.count
+            }
+            do {
+                let results = try await write(group.map(\.batch))
+                for (entry, result) in zip(group, results) { entry.continuation.resume(returning: result) }
+            } catch {
+                logger.error("postgres write failed", metadata: ["requests": "\(group.count)"])
+                for entry in group { entry.continuation.resume(throwing: StoreError.unavailable("write failed")) }
+            }
+        }
+        writing = false
+        for waiter in drained { waiter.resume() }
+        drained = []
+    }
+
+    /// One transaction for the whole group; returns each batch's inserted flags.
+    private func write(_ batches: [IngestBatch]) async throws -> [AppendResult] {
+        var ids: [String] = [], names: [String] = [], times: [Int64] = [], received: [Int64] = []
+        var installs: [String] = [], sessions: [String] = [], users: [String] = [], states: [String] = []
+        var appVersions: [String] = [], builds: [String] = [], platforms: [String] = [], osVersions: [String] = []
+        var models: [String] = [], locales: [String] = [], zones: [String] = [], networks: [String] = []
+        var keys: [String] = [], catalogs: [String] = [], properties: [String] = []
+        for batch in batches {
+            let rows = batch.rows
+            for row in 0..<rows.count {
+                let id = Array(rows.eventID(row))
+                ids.append(Self.uuidText(id))
+                times.append(rows.eventTimes[row])
+                received.append(batch.receivedTimeMs)
+                keys.append(batch.keyID)
+                catalogs.append(batch.catalogVersion)
+                names.append(rows.string(row, .eventName) ?? "")
+                installs.append(rows.string(row, .installID) ?? "")
+                sessions.append(rows.string(row, .sessionID) ?? "")
+                users.append(rows.string(row, .userID) ?? "")
+                states.append(rows.string(row, .userState) ?? "")
+                appVersions.append(rows.string(row, .appVersion) ?? "")
+                builds.append(rows.string(row, .buildNumber) ?? "")
+                platforms.append(rows.string(row, .platform) ?? "")
+                osVersions.append(rows.string(row, .osVersion) ?? "")
+                models.append(rows.string(row, .deviceModel) ?? "")
+                locales.append(rows.string(row, .locale) ?? "")
+                zones.append(rows.string(row, .timezone) ?? "")
+                networks.append(rows.string(row, .networkState) ?? "")
+                properties.append(rows.string(row, .properties) ?? "{}")
+            }
+        }
+        return try await client.withTransaction(logger: logger) { connection in
+            var inserted: Set<String> = []
+            if !ids.isEmpty {
+                let rows = try await connection.query("""
+                    INSERT INTO events (event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id,
+                        user_state, app_version, build_number, platform, os_version, device_model, locale, timezone, network_state,
+                        key_id, catalog_version, properties)
+                    SELECT e, n, t, r, i, s, NULLIF(u, ''), us, av, bn, pl, os, dm, lo, tz, ns, k, cv, p::jsonb
+                    FROM unnest(\(ids)::text[], \(names)::text[], \(times)::bigint[], \(received)::bigint[], \(installs)::text[],
+                                \(sessions)::text[], \(users)::text[], \(states)::text[], \(appVersions)::text[], \(builds)::text[],
+                                \(platforms)::text[], \(osVersions)::text[], \(models)::text[], \(locales)::text[], \(zones)::text[],
+                                \(networks)::text[], \(keys)::text[], \(catalogs)::text[], \(properties)::text[])
+                         AS x(e, n, t, r, i, s, u, us, av, bn, pl, os, dm, lo, tz, ns, k, cv, p)
+                    ON CONFLICT (event_id) DO NOTHING
+                    RETURNING event_id
+                    """, logger: logger)
+                for try await id in rows.decode(String.self) { inserted.insert(id) }
+            }
+            // A row counts as new only for its first occurrence in the group.
+            var claimed: Set<String> = []
+            var index = 0
+            var results: [AppendResult] = []
+            for batch in batches {
+                var flags: [Bool] = []
+                for _ in 0..<batch.rows.count {
+                    let id = ids[index]
+                    index += 1
+                    flags.append(inserted.contains(id) && claimed.insert(id).inserted)
+                }
+                let result = AppendResult(inserted: flags)
+                results.append(result)
+                for record in batch.rejected {
+                    let codes = Array(Set(record.errors.map(\.code))).sorted().joined(separator: ",")
+                    let errors = "[" + record.errors.map { "{\"code\":\"\($0.code)\",\"path\":\"\($0.path)\"}" }.joined(separator: ",") + "]"
+                    _ = try await connection.query(
+                        "INSERT INTO rejected_events(received_time_ms, key_id, event_name, error_codes, errors, byte_size) VALUES (\(batch.receivedTimeMs), \(batch.keyID), \(record.eventName), \(codes), \(errors), \(record.byteSize))",
+                        logger: logger)
+                }
+                _ = try await connection.query(
+                    "INSERT INTO batches(received_time_ms, key_id, sent_at_ms, events, accepted, duplicates, rejected, body_bytes) VALUES (\(batch.receivedTimeMs), \(batch.keyID), \(batch.sentAtMs), \(batch.rows.count + batch.rejected.count), \(result.accepted), \(result.duplicates), \(batch.rejected.count), \(batch.bodyBytes))",
+                    logger: logger)
+            }
+            return results
+        }
+    }
+
+    static func uuidText(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import HandzSigning
+import HandzStore
+import Logging
+import PostgresNIO
+
+/// The shared store for several ingest nodes: PostgreSQL through postgres-nio.
+///
+/// The guarantees are the embedded store's: `append` returns only after its transaction
+/// committed; `event_id` is unique across every node (the unique index decides, and
+/// `INSERT … ON CONFLICT DO NOTHING RETURNING` tells each node which of its rows were new);
+/// forget-user and purge behave the same. Each node groups concurrent requests into one
+/// transaction (one multi-row `INSERT … SELECT FROM unnest(…)`), like the SQLite writer.
+public final class PostgresEventStore: EventStore, @unchecked Sendable {
+    public let engine = "postgres"
+    private let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    private let logger: Logger
+    private let writer: GroupWriter
+    private let healthy = LockedFlag(true)
+
+    /// Connects to `url` (`postgres://user:password@host:port/database`) and migrates the schema.
+    public init(url: String, logger: Logger = Logger(label: "handz.store.postgres")) async throws {
+        guard let components = URLComponents(string: url), components.scheme == "postgres" || components.scheme == "postgresql",
+              let host = components.host else { throw StoreError.unavailable("not a postgres:// URL") }
+        let configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: String(components.path.dropFirst()).isEmpty ? nil : String(components.path.dropFirst()),
+            tls: .disable
+        )
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        runTask = Task { await client.run() }
+        writer = GroupWriter(client: client, logger: logger)
+        do {
+            try await migrate()
+        } catch {
+            runTask.cancel()
+            throw StoreError.unavailable("cannot reach or migrate the database")
+        }
+    }
+
+    func migrate() async throws {
+        try await client.withConnection { connection in
+            _ = try await connection.query("SELECT pg_advisory_lock(\(PostgresSchema.lockKey))", logger: logger)
+            defer { Task { _ = try? await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.lockKey))", logger: self.logger) } }
+            _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_time_ms BIGINT NOT NULL, description TEXT NOT NULL)", logger: logger)
+            var applied = 0
+            for try await version in try await connection.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger).decode(Int.self) {
+                applied = version
+            }
+            for migration in PostgresSchema.migrations where migration.version > applied {
+                _ = try await connection.query("BEGIN", logger: logger)
+                do {
+                    for statement in migration.statements {
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    let now = Int64(Date().timeIntervalSince1970 * 1000)
+                    _ = try await connection.query("INSERT INTO schema_migrations(version, applied_time_ms, description) VALUES (\(migration.version), \(now), \(migration.description))", logger: logger)
+                    _ = try await connection.query("COMMIT", logger: logger)
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    public func append(_ batch: IngestBatch) async throws(StoreError) -> AppendResult {
+        do {
+            let result = try await writer.append(batch)
+            healthy.set(true)
+            return result
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            healthy.set(false)
+            throw .unavailable("write failed")
+        }
+    }
+
+    public var isHealthy: Bool { healthy.get() && !writer.isClosed }
+
+    public func close() async {
+        await writer.close()
+        runTask.cancel()
+    }
+
+    public func stats(fromMs: Int64, toMs: Int64) async throws -> StoreStats {
+        var stats = StoreStats()
+        let totals = try await client.query(
+            "SELECT COUNT(*)::BIGINT, COALESCE(SUM(accepted), 0)::BIGINT, COALESCE(SUM(duplicates), 0)::BIGINT FROM batches WHERE received_time_ms >= \(fromMs) AND received_time_ms < \(toMs)",
+            logger: logger)
+        for try await (requests, accepted, duplicates) in totals.decode((Int64, Int64, Int64).self) {
+            stats.requests = Int(requests)
+            stats.accepted = Int(accepted)
+            stats.duplicates = Int(duplicates)
+        }
+        for try await codes in try await client.query("SELECT error_codes FROM rejected_events WHERE received_time_ms >= \(fromMs) AND received_time_ms < \(toMs)", logger: logger).decode(String.self) {
+            stats.rejected += 1
+            for code in codes.split(separator: ",") { stats.rejectedByCode[String(code), default: 0] += 1 }
+        }
+        for try await count in try await client.query("SELECT COUNT(*)::BIGINT FROM events WHERE received_time_ms >= \(fromMs) AND received_time_ms < \(toMs)", logger: logger).decode(Int64.self) {
+            stats.storedEvents = Int(count)
+        }
+        return stats
+    }
+
+    public func forgetUser(_ userID: String, nowMs: Int64) async throws -> Int {
+        try await client.withTransaction(logger: logger) { connection in
+            var changed = 0
+            for try await count in try await connection.query(
+                "WITH updated AS (UPDATE events SET user_id = NULL WHERE user_id = \(userID) RETURNING 1) SELECT COUNT(*)::BIGINT FROM updated",
+                logger: logger).decode(Int64.self) { changed = Int(count) }
+            let salt = try await Self.salt(connection, logger: logger)
+            let hash = Hex.encode(HMACSHA256.code(key: salt, data: Array(userID.utf8)))
+            _ = try await connection.query(
+                "INSERT INTO privacy_audit(performed_time_ms, action, subject_hash, rows_affected) VALUES (\(nowMs), 'forget_user', \(hash), \(Int64(changed)))",
+                logger: logger)
+            return changed
+        }
+    }
+
+    static func salt(_ connection: PostgresConnection, logger: Logger) async throws -> [UInt8] {
+        for try await value in try await connection.query("SELECT value FROM store_meta WHERE key = 'audit_salt'", logger: logger).decode(String.self) {
+            if let bytes = Hex.decode(value) { return bytes }
+        }
+        var random = SystemRandomNumberGenerator()
+        let salt = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+        _ = try await connection.query("INSERT INTO store_meta(key, value) VALUES ('audit_salt', \(Hex.encode(salt))) ON CONFLICT (key) DO NOTHING", logger: logger)
+        for try await value in try await connection.query("SELECT value FROM store_meta WHERE key = 'audit_salt'", logger: logger).decode(String.self) {
+            if let bytes = Hex.decode(value) { return bytes }
+        }
+        return salt
+    }
+
+    public func purge(receivedBeforeMs cutoffMs: Int64, nowMs: Int64) async throws -> PurgeResult {
+        try await client.withTransaction(logger: logger) { connection in
+            func count(_ sql: PostgresQuery) async throws -> Int {
+                var result = 0
+                for try await value in try await connection.query(sql, logger: logger).decode(Int64.self) { result = Int(value) }
+                return result
+            }
+            var result = PurgeResult()
+            result.events = try await count("WITH d AS (DELETE FROM events WHERE received_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
+            result.rejectedEvents = try await count("WITH d AS (DELETE FROM rejected_events WHERE received_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
+            result.batches = try await count("WITH d AS (DELETE FROM batches WHERE received_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
+            _ = try await connection.query(
+                "INSERT INTO privacy_audit(performed_time_ms, action, rows_affected, detail) VALUES (\(nowMs), 'purge', \(Int64(result.events)), \("received before \(cutoffMs) ms"))",
+                logger: logger)
+            return result
+        }
+    }
+}
+
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Bool
+    init(_ value: Bool) { self.value = value }
+    func get() -> Bool { lock.withLock { value } }
+    func set(_ newValue: Bool) { lock.withLock { value = newValue } }
+}

@@ -1,0 +1,68 @@
+/// The PostgreSQL store's schema: the same tables, columns and meaning as the embedded store
+/// (`HandzStore.StoreSchema`), in PostgreSQL types, applied by numbered migrations under an
+/// advisory lock so several nodes starting at once migrate exactly once.
+///
+/// `event_id` is the canonical lowercase UUID text (its order equals the 16-byte order SQLite
+/// keeps), text columns use the "C" collation so every engine sorts alike, `properties` is JSONB.
+enum PostgresSchema {
+    struct Migration {
+        let version: Int
+        let description: String
+        let statements: [String]
+    }
+
+    static let lockKey: Int64 = 0x48414E445A  // "HANDZ"
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, description: "events, quarantine, batch receipts, privacy audit", statements: [
+            """
+            CREATE TABLE events (
+                event_id         TEXT COLLATE "C" NOT NULL,
+                event_name       TEXT COLLATE "C" NOT NULL,
+                event_time_ms    BIGINT NOT NULL,
+                received_time_ms BIGINT NOT NULL,
+                install_id       TEXT COLLATE "C" NOT NULL,
+                session_id       TEXT COLLATE "C" NOT NULL,
+                user_id          TEXT COLLATE "C",
+                user_state       TEXT COLLATE "C" NOT NULL,
+                app_version      TEXT COLLATE "C" NOT NULL,
+                build_number     TEXT COLLATE "C" NOT NULL,
+                platform         TEXT COLLATE "C" NOT NULL,
+                os_version       TEXT COLLATE "C" NOT NULL,
+                device_model     TEXT COLLATE "C" NOT NULL,
+                locale           TEXT COLLATE "C" NOT NULL,
+                timezone         TEXT COLLATE "C" NOT NULL,
+                network_state    TEXT COLLATE "C" NOT NULL,
+                key_id           TEXT COLLATE "C" NOT NULL,
+                catalog_version  TEXT COLLATE "C" NOT NULL,
+                properties       JSONB NOT NULL
+            )
+            """,
+            "CREATE UNIQUE INDEX events_by_event_id ON events(event_id)",
+            "CREATE INDEX events_by_install_time ON events(install_id, event_time_ms)",
+            "CREATE INDEX events_by_name_time ON events(event_name, event_time_ms)",
+            """
+            CREATE TABLE rejected_events (
+                id BIGSERIAL PRIMARY KEY, received_time_ms BIGINT NOT NULL, key_id TEXT NOT NULL, event_name TEXT,
+                error_codes TEXT NOT NULL, errors TEXT NOT NULL, byte_size INTEGER NOT NULL
+            )
+            """,
+            "CREATE INDEX rejected_by_time ON rejected_events(received_time_ms)",
+            """
+            CREATE TABLE batches (
+                id BIGSERIAL PRIMARY KEY, received_time_ms BIGINT NOT NULL, key_id TEXT NOT NULL, sent_at_ms BIGINT,
+                events INTEGER NOT NULL, accepted INTEGER NOT NULL, duplicates INTEGER NOT NULL, rejected INTEGER NOT NULL,
+                body_bytes INTEGER NOT NULL
+            )
+            """,
+            "CREATE INDEX batches_by_time ON batches(received_time_ms)",
+            """
+            CREATE TABLE privacy_audit (
+                id BIGSERIAL PRIMARY KEY, performed_time_ms BIGINT NOT NULL, action TEXT NOT NULL, subject_hash TEXT,
+                rows_affected BIGINT NOT NULL, detail TEXT
+            )
+            """,
+            "CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        ]),
+    ]
+}
