@@ -125,7 +125,7 @@ let package = Package(
             name: "HandzAnalyticsClientTests",
             dependencies: ["HandzAnalyticsClient", "HandzAnalyticsCLI", "HandzCatalog", "HandzSQLite", "HandzTestSupport", "HandzIngest"]
         ),
-        .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzSQLite", "HandzTestSupport"]),
+        .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzTestSupport"]),
         .testTarget(
             name: "HandzIngestTests",
             dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI"]
