@@ -8,11 +8,15 @@ let package = Package(
         .library(name: "HandzAnalyticsCore", targets: ["HandzAnalyticsCore"]),
         .library(name: "HandzCatalog", targets: ["HandzCatalog"]),
         .executable(name: "handz-analytics", targets: ["HandzAnalyticsCLI"]),
+        // The build-time lint (CH33 §8.1, §13).
+        .library(name: "HandzLint", targets: ["HandzLint"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // The build-time lint parses Swift with the compiler's own parser.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
         // Server side only; the core and the client never depend on these.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
@@ -72,6 +76,17 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The build-time lint engine: walks app sources parsed by swift-syntax and checks every
+        // analytics call against the catalog and the PII rules (CH33 §1, §8.1, §13).
+        .target(
+            name: "HandzLint",
+            dependencies: [
+                "HandzAnalyticsCore", "HandzCatalog",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ]
+        ),
         .executableTarget(
             name: "HandzAnalyticsCLI",
             dependencies: [
@@ -99,6 +114,8 @@ let package = Package(
         .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzAnalyticsCLI", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzSQLite", "HandzTestSupport"]),
+        // Lint rules one by one, configuration and reports.
+        .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport"]),
         .testTarget(
             name: "HandzIngestTests",
             dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI"]
