@@ -8,8 +8,12 @@ let package = Package(
         .library(name: "HandzAnalyticsCore", targets: ["HandzAnalyticsCore"]),
         .library(name: "HandzCatalog", targets: ["HandzCatalog"]),
         .executable(name: "handz-analytics", targets: ["HandzAnalyticsCLI"]),
-        // The build-time lint (CH33 §8.1, §13).
+        // The build-time lint (CH33 §8.1, §13): the engine, its tool, and the two SwiftPM plugins
+        // an app adds (`plugins: [.plugin(name: "HandzLintPlugin", package: "HandzAnalytics")]`).
         .library(name: "HandzLint", targets: ["HandzLint"]),
+        .executable(name: "handz-lint", targets: ["handz-lint"]),
+        .plugin(name: "HandzLintPlugin", targets: ["HandzLintPlugin"]),
+        .plugin(name: "HandzLintCommand", targets: ["HandzLintCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -87,6 +91,21 @@ let package = Package(
                 .product(name: "SwiftParser", package: "swift-syntax"),
             ]
         ),
+        // The tool the lint plugins run; small on purpose, since every app build compiles it.
+        .executableTarget(
+            name: "handz-lint",
+            dependencies: ["HandzLint", "HandzCatalog", "HandzAnalyticsCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "lint/Tool"
+        ),
+        // The SwiftPM build tool plugin: fails an app target's build on lint errors.
+        .plugin(name: "HandzLintPlugin", capability: .buildTool(), dependencies: ["handz-lint"], path: "lint/Plugins/HandzLintPlugin"),
+        // `swift package handz-lint [--target NAME] [--status]`: the same lint on demand.
+        .plugin(
+            name: "HandzLintCommand",
+            capability: .command(intent: .custom(verb: "handz-lint", description: "Lint analytics calls against the Handz catalog and PII rules")),
+            dependencies: ["handz-lint"],
+            path: "lint/Plugins/HandzLintCommand"
+        ),
         .executableTarget(
             name: "HandzAnalyticsCLI",
             dependencies: [
@@ -114,7 +133,7 @@ let package = Package(
         .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzAnalyticsCLI", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzSQLite", "HandzTestSupport"]),
-        // Lint rules one by one, configuration and reports.
+        // Lint rules one by one, and a fixture app built with the plugin (Tests/LintFixtureApp).
         .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport"]),
         .testTarget(
             name: "HandzIngestTests",
