@@ -109,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "HandzAnalyticsCLI",
             dependencies: [
-                "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning",
+                "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -117,7 +117,7 @@ let package = Package(
         // Helpers shared by the test targets: the repository catalog, event builders, process runner.
         .target(name: "HandzTestSupport", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzSigning", "HandzCompression"]),
         // Throughput benchmarks (release mode); figures go to BENCHMARKS.md.
-        .executableTarget(name: "handz-bench", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore"], path: "Benchmarks/HandzBench"),
+        .executableTarget(name: "handz-bench", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzLint"], path: "Benchmarks/HandzBench"),
         // The ingestion load generator: signed gzip batches over many loopback connections.
         .executableTarget(
             name: "handz-load",
@@ -133,8 +133,8 @@ let package = Package(
         .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzAnalyticsCLI", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzSQLite", "HandzTestSupport"]),
-        // Lint rules one by one, and a fixture app built with the plugin (Tests/LintFixtureApp).
-        .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport"]),
+        // Lint rules one by one, the CLI, and a fixture app built with the plugin (Tests/LintFixtureApp).
+        .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(
             name: "HandzIngestTests",
             dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI"]
