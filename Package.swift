@@ -117,7 +117,7 @@ let package = Package(
         // Helpers shared by the test targets: the repository catalog, event builders, process runner.
         .target(name: "HandzTestSupport", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzSigning", "HandzCompression"]),
         // Throughput benchmarks (release mode); figures go to BENCHMARKS.md.
-        .executableTarget(name: "handz-bench", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzLint"], path: "Benchmarks/HandzBench"),
+        .executableTarget(name: "handz-bench", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzLint", "HandzSynthetic"], path: "Benchmarks/HandzBench"),
         // The ingestion load generator: signed gzip batches over many loopback connections.
         .executableTarget(
             name: "handz-load",
