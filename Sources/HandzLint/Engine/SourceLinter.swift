@@ -14,7 +14,7 @@ public struct SourceLinter: Sendable {
     }
 
     /// What one file contributes: its diagnostics (in source order) and the events it emits.
-    public struct FileResult: Sendable, Equatable {
+    public struct FileResult: Sendable, Equatable, Codable {
         public var diagnostics: [LintDiagnostic] = []
         public var emissions: [EventEmission] = []
     }

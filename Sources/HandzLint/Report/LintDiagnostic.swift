@@ -1,6 +1,6 @@
 /// One finding at one place in the app's sources. Messages name identifiers from the code (event
 /// names, keys) but never a literal value: a value the PII scan flags may be personal data.
-public struct LintDiagnostic: Sendable, Equatable, Comparable {
+public struct LintDiagnostic: Sendable, Equatable, Comparable, Codable {
     public var rule: LintRule
     public var severity: LintSeverity
     public var location: SourcePosition
@@ -28,7 +28,7 @@ public struct LintDiagnostic: Sendable, Equatable, Comparable {
 }
 
 /// A place in a source file: 1-based line and column (columns count UTF-8 bytes, as compilers do).
-public struct SourcePosition: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct SourcePosition: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
     public var path: String
     public var line: Int
     public var column: Int
@@ -47,7 +47,7 @@ public struct SourcePosition: Sendable, Hashable, Comparable, CustomStringConver
 }
 
 /// A catalogued event that the sources emit, and where (for `lint status`).
-public struct EventEmission: Sendable, Equatable {
+public struct EventEmission: Sendable, Equatable, Codable {
     public var event: String
     public var location: SourcePosition
 

@@ -2,7 +2,7 @@
 /// `[id]` in every diagnostic and used in `.handz-analytics.yml` to change its severity — and a
 /// fix hint. The ids reuse the validator's codes where the rule is the same (`unknown_event`,
 /// `pii_key`, …), so a developer meets one vocabulary at build time and at ingestion.
-public enum LintRule: String, CaseIterable, Sendable, Comparable {
+public enum LintRule: String, CaseIterable, Sendable, Comparable, Codable {
     /// CH33 §1, §6: an event name literal (or generated event type) that is not catalogued.
     case unknownEvent = "unknown_event"
     /// CH33 §6 Authority: a catalogued placeholder, disabled until it is enabled after review.
@@ -70,7 +70,7 @@ public enum LintRule: String, CaseIterable, Sendable, Comparable {
 }
 
 /// How a finding is reported: an error fails the build, a warning is shown in place.
-public enum LintSeverity: String, Sendable, Comparable {
+public enum LintSeverity: String, Sendable, Comparable, Codable {
     case warning
     case error
 

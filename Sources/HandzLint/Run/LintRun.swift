@@ -56,16 +56,30 @@ public struct LintRun: Sendable {
 
     /// Lints `files` (Swift files, as ``swiftFiles(in:)`` returns them) into one report.
     public func lint(files: [String]) throws(Failure) -> LintReport {
+        var noCache: LintCache?
+        return try lint(files: files, cache: &noCache)
+    }
+
+    /// Lints `files`, taking the result of every unchanged file from `cache` and recording the
+    /// others in it.
+    public func lint(files: [String], cache: inout LintCache?) throws(Failure) -> LintReport {
         var report = LintReport()
         for path in files {
             guard let data = FileManager.default.contents(atPath: path) else { throw .unreadableFile(path) }
-            let source = String(decoding: data, as: UTF8.self)
-            let result = linter.lint(source: source, path: path)
+            let contentHash = cache == nil ? 0 : ContentHash.of(data)
+            let result: SourceLinter.FileResult
+            if let cached = cache?.result(path: path, contentHash: contentHash) {
+                result = cached
+            } else {
+                result = linter.lint(source: String(decoding: data, as: UTF8.self), path: path)
+                cache?.store(result, path: path, contentHash: contentHash)
+            }
             report.diagnostics += result.diagnostics
             report.emissions += result.emissions
             report.fileCount += 1
             report.lineCount += data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
         }
+        cache?.retain(files)
         return report
     }
 }

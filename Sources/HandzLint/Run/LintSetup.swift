@@ -11,6 +11,12 @@ public struct LintSetup: Sendable {
     public var configurationPath: String?
     public var catalogDirectory: String
 
+    public init(configuration: LintConfiguration, configurationPath: String?, catalogDirectory: String) {
+        self.configuration = configuration
+        self.configurationPath = configurationPath
+        self.catalogDirectory = catalogDirectory
+    }
+
     public static func resolve(
         configurationPath: String?, searchFrom: String, catalogDirectory: String?, fallbackCatalog: () throws -> String
     ) throws -> LintSetup {
@@ -18,5 +24,22 @@ public struct LintSetup: Sendable {
         let configuration = try path.map { path throws(LintConfigurationError) in try LintConfiguration.load(path: path) } ?? .standard
         let catalog = try catalogDirectory ?? configuration.catalogDirectory ?? fallbackCatalog()
         return LintSetup(configuration: configuration, configurationPath: path, catalogDirectory: catalog)
+    }
+
+    /// What a cached result depends on besides its file: the configuration file, the catalog's
+    /// YAML files and `engine` (something that changes whenever the lint's code does).
+    public func fingerprint(engine: String) -> UInt64 {
+        var hash = ContentHash()
+        hash.combine(engine.utf8)
+        var files = configurationPath.map { [$0] } ?? []
+        for directory in [catalogDirectory, catalogDirectory + "/events"] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            files += names.filter { $0.hasSuffix(".yaml") }.sorted().map { directory + "/" + $0 }
+        }
+        for file in files {
+            hash.combine(file.utf8)
+            hash.combine(FileManager.default.contents(atPath: file) ?? Data())
+        }
+        return hash.value
     }
 }

@@ -9,7 +9,8 @@ import PackagePlugin
 /// lines, and an error fails the build. The command's inputs are the sources, the nearest
 /// `.handz-analytics.yml` above the target and the catalog's YAML files, so it runs again when
 /// any of them changes. Its output is a comment-only Swift file in the plugin's work directory,
-/// written only when the lint passes — so a failing lint runs again on the next build.
+/// written only when the lint passes — so a failing lint runs again on the next build. The
+/// per-file results cache (`lint-cache.json`) lives in that work directory too.
 @main
 struct HandzLintPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
@@ -53,7 +54,8 @@ struct LintCommand {
         let configuration = findConfiguration()
         let catalog = catalogDirectory(configuration: configuration)
         let stamp = workDirectory.appendingPathComponent("HandzLintPassed.swift")
-        var arguments = ["--search-from", searchFrom.path, "--catalog", catalog.path, "--stamp", stamp.path]
+        let cache = workDirectory.appendingPathComponent("lint-cache.json")
+        var arguments = ["--search-from", searchFrom.path, "--catalog", catalog.path, "--stamp", stamp.path, "--cache", cache.path]
         if let configuration { arguments += ["--config", configuration.path] }
         return [.buildCommand(
             displayName: "Handz analytics lint for \(targetName)",
