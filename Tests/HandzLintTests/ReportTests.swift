@@ -75,3 +75,16 @@ import Testing
         }
     }
 }
+
+/// The README's rule table is what developers read when a build fails: it must match the code.
+@Suite struct RuleDocumentationTests {
+    @Test("the README lists every rule with its default severity and fix hint")
+    func readmeRuleTable() throws {
+        let readme = try String(contentsOf: RepositoryCatalog.root.appendingPathComponent("README.md"), encoding: .utf8)
+        for rule in LintRule.allCases {
+            // The validator's table shares some ids; the lint's rows carry a severity.
+            let row = readme.split(separator: "\n").first { $0.hasPrefix("| `\(rule.id)` | \(rule.defaultSeverity.rawValue) |") }
+            #expect(row?.contains("| \(rule.hint)") == true, "\(rule.id)")
+        }
+    }
+}
