@@ -10,11 +10,19 @@ let package = Package(
         // The iOS client: add this product to the app target.
         .library(name: "HandzAnalyticsClient", targets: ["HandzAnalyticsClient"]),
         .executable(name: "handz-analytics", targets: ["HandzAnalyticsCLI"]),
+        // The build-time lint (CH33 §8.1, §13): the engine, its tool, and the two SwiftPM plugins
+        // an app adds (`plugins: [.plugin(name: "HandzLintPlugin", package: "HandzAnalytics")]`).
+        .library(name: "HandzLint", targets: ["HandzLint"]),
+        .executable(name: "handz-lint", targets: ["handz-lint"]),
+        .plugin(name: "HandzLintPlugin", targets: ["HandzLintPlugin"]),
+        .plugin(name: "HandzLintCommand", targets: ["HandzLintCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // The build-time lint parses Swift with the compiler's own parser.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
         // Server side only; the core and the client never depend on these.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
@@ -90,10 +98,36 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The build-time lint engine: walks app sources parsed by swift-syntax and checks every
+        // analytics call against the catalog and the PII rules (CH33 §1, §8.1, §13).
+        .target(
+            name: "HandzLint",
+            dependencies: [
+                "HandzAnalyticsCore", "HandzCatalog",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ]
+        ),
+        // The tool the lint plugins run; small on purpose, since every app build compiles it.
+        .executableTarget(
+            name: "handz-lint",
+            dependencies: ["HandzLint", "HandzCatalog", "HandzAnalyticsCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "lint/Tool"
+        ),
+        // The SwiftPM build tool plugin: fails an app target's build on lint errors.
+        .plugin(name: "HandzLintPlugin", capability: .buildTool(), dependencies: ["handz-lint"], path: "lint/Plugins/HandzLintPlugin"),
+        // `swift package handz-lint [--target NAME] [--status]`: the same lint on demand.
+        .plugin(
+            name: "HandzLintCommand",
+            capability: .command(intent: .custom(verb: "handz-lint", description: "Lint analytics calls against the Handz catalog and PII rules")),
+            dependencies: ["handz-lint"],
+            path: "lint/Plugins/HandzLintCommand"
+        ),
         .executableTarget(
             name: "HandzAnalyticsCLI",
             dependencies: [
-                "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning",
+                "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
                 "HandzAnalyticsClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -104,7 +138,7 @@ let package = Package(
         // Throughput benchmarks (release mode); figures go to BENCHMARKS.md.
         .executableTarget(
             name: "handz-bench",
-            dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzAnalyticsClient", "HandzSigning"],
+            dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzAnalyticsClient", "HandzSigning", "HandzLint", "HandzSynthetic"],
             path: "Benchmarks/HandzBench"
         ),
         // The ingestion load generator: signed gzip batches over many loopback connections.
@@ -126,6 +160,8 @@ let package = Package(
             dependencies: ["HandzAnalyticsClient", "HandzAnalyticsCLI", "HandzCatalog", "HandzSQLite", "HandzTestSupport", "HandzIngest"]
         ),
         .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzTestSupport"]),
+        // Lint rules one by one, the CLI, and a fixture app built with the plugin (Tests/LintFixtureApp).
+        .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(
             name: "HandzIngestTests",
             dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI"]

@@ -1,6 +1,7 @@
 // handz-bench: throughput benchmarks for the pipeline's hot paths. Run in release mode:
 //   swift run -c release handz-bench validate FILE.ndjson [--passes 5]
 //   swift run -c release handz-bench store [--rows N] [--concurrency C]
+//   swift run -c release handz-bench lint [--files N] [--seed S] [--passes P]
 // Reported figures are recorded in BENCHMARKS.md together with the command that produced them.
 import Foundation
 import HandzAnalyticsCore
@@ -16,6 +17,7 @@ enum HandzBench {
         case "validate": try ValidateBenchmark(arguments: arguments).run()
         case "store": try await StoreBenchmark(arguments: arguments).run()
         case "client": try ClientBenchmark(arguments: arguments).run()
+        case "lint": try LintBenchmark(arguments: arguments).run()
         default: usage()
         }
     }
@@ -25,6 +27,7 @@ enum HandzBench {
             usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR]
                    handz-bench store [--rows N] [--concurrency C] [--db PATH] [--synchronous full|normal]
                    handz-bench client [--events N] [--endpoint URL --keys FILE]
+                   handz-bench lint [--files N] [--seed S] [--passes P] [--dir DIR] [--catalog DIR]
 
             """.utf8))
         exit(2)
