@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "HandzAnalyticsCore", targets: ["HandzAnalyticsCore"]),
         .library(name: "HandzCatalog", targets: ["HandzCatalog"]),
+        .library(name: "HandzQuery", targets: ["HandzQuery"]),
         .executable(name: "handz-analytics", targets: ["HandzAnalyticsCLI"]),
     ],
     dependencies: [
@@ -72,10 +73,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The funnel and KPI SQL builders (CH33 §5): definitions and parameters in, SQL text out for
+        // six dialects. Pure: no I/O, Foundation-free.
+        .target(name: "HandzQuery", dependencies: ["HandzAnalyticsCore"]),
+        // Runs the builders' SQL on the embedded SQLite store and assembles the reports.
+        .target(name: "HandzAnalysis", dependencies: ["HandzQuery", "HandzSQLite"]),
         .executableTarget(
             name: "HandzAnalyticsCLI",
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning",
+                "HandzQuery", "HandzAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -99,6 +106,10 @@ let package = Package(
         .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzAnalyticsCLI", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzSQLite", "HandzTestSupport"]),
+        .testTarget(
+            name: "HandzQueryTests",
+            dependencies: ["HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
+        ),
         .testTarget(
             name: "HandzIngestTests",
             dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI"]

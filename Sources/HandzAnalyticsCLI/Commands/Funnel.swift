@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import HandzAnalysis
+import HandzQuery
+
+/// `handz-analytics funnel F0 --db PATH [--from DATE --to DATE] [--window 7d] [--breakdown PROP]
+/// [--actor install|user] [--format table|json|csv]`.
+struct Funnel: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run a funnel of CH33 §5.1 on the embedded store (semantics: README, \"Funnel semantics\").")
+
+    @OptionGroup var catalogOptions: CatalogOptions
+    @OptionGroup var funnel: FunnelOptions
+
+    @Option(help: "SQLite database file.")
+    var db = "handz-events.sqlite"
+
+    @Option(help: "table, json or csv.")
+    var format: OutputFormat = .table
+
+    func run() throws {
+        let catalog = try catalogOptions.load()
+        let query = try funnel.query(catalog)
+        guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
+        let analysis = try StoreAnalysis(path: db, catalog: catalog)
+        let report = try usage { try analysis.funnel(query) }
+        print(FunnelOutput.render(report, as: format))
+    }
+}
