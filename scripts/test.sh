@@ -25,4 +25,6 @@ echo "== swift test"
 swift test
 echo "== JSON Schema export agrees with the validator"
 scripts/check-jsonschema-agreement.sh
+echo "== funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark"
+scripts/check-engines.sh
 echo "== all tests passed"

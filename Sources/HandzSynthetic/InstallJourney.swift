@@ -56,11 +56,13 @@ struct InstallJourney {
     mutating func live() {
         firstSession()
         var day = context.timeMilliseconds
-        var returning = 0.55
+        // Most installs come back a few times; some keep coming for weeks.
+        let loyalty = random.pick([0.85, 0.93, 0.97, 0.99])
+        var returning = 0.8
         while true {
-            day += random.int(in: 3_600_000...(2 * 86_400_000))
-            returning *= 0.94
-            guard day < endMs, random.chance(returning + 0.05) else { break }
+            day += random.int(in: 2 * 3_600_000...(60 * 3_600_000))
+            returning *= loyalty
+            guard day < endMs, random.chance(returning + 0.03) else { break }
             context.timeMilliseconds = max(context.timeMilliseconds, day)
             laterSession()
         }
