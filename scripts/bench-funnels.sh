@@ -2,10 +2,10 @@
 # Funnel benchmark (not run in CI): simulate ~10 million events, import them into the SQLite
 # store, run F0 on SQLite (`handz-analytics funnel`), then the same F0 SQL on DuckDB, ClickHouse
 # (chdb) and Spark SQL, and a hand-written ClickHouse windowFunnel query. Figures go to
-# BENCHMARKS.md. Usage: scripts/bench-funnels.sh [INSTALLS] (default 290000 ≈ 10M events).
+# BENCHMARKS.md. Usage: scripts/bench-funnels.sh [INSTALLS] (default 140000 ≈ 10M events).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-INSTALLS="${1:-290000}"
+INSTALLS="${1:-140000}"
 WORK_DIR="${WORK_DIR:-$PWD/.build-ci}"
 mkdir -p "$WORK_DIR"
 WORK_DIR="$(cd "$WORK_DIR" && pwd)"

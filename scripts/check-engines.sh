@@ -62,7 +62,7 @@ POSTGRES_DSN="host=127.0.0.1 port=$PG_PORT user=handz dbname=postgres"
 # takes ten minutes on two cores; the dataset is small).
 swift build --product handz-analytics >/dev/null
 BIN="$(swift build --show-bin-path)/handz-analytics"
-"$BIN" simulate --installs 1500 --days 42 --seed 20260301 --out "$RUN/events.ndjson" >/dev/null
+"$BIN" simulate --installs 800 --days 42 --seed 20260301 --out "$RUN/events.ndjson" >/dev/null
 "$BIN" import --db "$RUN/store.sqlite" "$RUN/events.ndjson"
 
 timeout 1500 "$VENV/bin/python" Tests/Interop/engine_agreement.py --binary "$BIN" --db "$RUN/store.sqlite" --work "$RUN" \

@@ -56,13 +56,12 @@ struct InstallJourney {
     mutating func live() {
         firstSession()
         var day = context.timeMilliseconds
-        // Most installs come back a few times; some keep coming for weeks.
-        let loyalty = random.pick([0.85, 0.93, 0.97, 0.99])
-        var returning = 0.8
+        // Each return is followed by another with the install's loyalty: most installs come
+        // back a few times, some keep coming for weeks (D30 retention, weekly practice).
+        let loyalty = random.pick([0.5, 0.8, 0.92, 0.97])
         while true {
             day += random.int(in: 2 * 3_600_000...(60 * 3_600_000))
-            returning *= loyalty
-            guard day < endMs, random.chance(returning + 0.03) else { break }
+            guard day < endMs, random.chance(loyalty) else { break }
             context.timeMilliseconds = max(context.timeMilliseconds, day)
             laterSession()
         }

@@ -11,18 +11,12 @@ struct Funnel: ParsableCommand {
     @OptionGroup var catalogOptions: CatalogOptions
     @OptionGroup var funnel: FunnelOptions
 
-    @Option(help: "SQLite database file.")
-    var db = "handz-events.sqlite"
-
-    @Option(help: "table, json or csv.")
-    var format: OutputFormat = .table
+    @OptionGroup var store: AnalysisStoreOptions
 
     func run() throws {
         let catalog = try catalogOptions.load()
         let query = try funnel.query(catalog)
-        guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
-        let analysis = try StoreAnalysis(path: db, catalog: catalog)
-        let report = try usage { try analysis.funnel(query) }
-        print(FunnelOutput.render(report, as: format))
+        let report = try usage { try store.open(catalog).funnel(query) }
+        print(FunnelOutput.render(report, as: store.format))
     }
 }

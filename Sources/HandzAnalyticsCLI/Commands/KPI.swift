@@ -37,20 +37,15 @@ struct KPI: ParsableCommand {
     @OptionGroup var catalogOptions: CatalogOptions
     @OptionGroup var kpis: KPIOptions
 
-    @Option(help: "SQLite database file.")
-    var db = "handz-events.sqlite"
-
-    @Option(help: "table, json or csv.")
-    var format: OutputFormat = .table
+    @OptionGroup var store: AnalysisStoreOptions
 
     func run() throws {
         let catalog = try catalogOptions.load()
         let queries = try kpis.queries(catalog)
-        guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
-        let analysis = try StoreAnalysis(path: db, catalog: catalog)
+        let analysis = try store.open(catalog)
         var reports: [KPIReport] = []
         for query in queries { reports.append(try usage { try analysis.kpi(query) }) }
-        print(KPIOutput.render(reports, as: format, single: !kpis.all))
+        print(KPIOutput.render(reports, as: store.format))
     }
 }
 

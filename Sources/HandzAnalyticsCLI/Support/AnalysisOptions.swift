@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import HandzAnalysis
 import HandzAnalyticsCore
 import HandzCatalog
 import HandzQuery
@@ -22,8 +24,9 @@ struct RangeOptions: ParsableArguments {
     var toMs: Int64 { to.flatMap(parseUTC) ?? Self.defaultToMs }
 
     func validate() throws {
-        if let from, parseUTC(from) == nil { throw ValidationError("--from must be a UTC date (2026-03-01) or ISO-8601 time") }
-        if let to, parseUTC(to) == nil { throw ValidationError("--to must be a UTC date (2026-03-01) or ISO-8601 time") }
+        for (option, value) in [("--from", from), ("--to", to)] where value.map({ parseUTC($0) == nil }) ?? false {
+            throw ValidationError("\(option) must be a UTC date (2026-03-01) or ISO-8601 time")
+        }
         guard fromMs < toMs else { throw ValidationError("--from must be before --to") }
     }
 }
@@ -54,6 +57,21 @@ struct FunnelOptions: ParsableArguments {
         }
         return FunnelQuery(funnel: funnel, fromMs: range.fromMs, toMs: range.toMs, windowMs: window.flatMap(parseDuration).map { $0 * 1000 },
                            actor: range.actor, breakdown: breakdown)
+    }
+}
+
+/// `--db PATH` and `--format`, for the commands that analyse the embedded store.
+struct AnalysisStoreOptions: ParsableArguments {
+    @Option(help: "SQLite database file.")
+    var db = "handz-events.sqlite"
+
+    @Option(help: "table, json or csv.")
+    var format: OutputFormat = .table
+
+    /// The store, read-only; a missing file is a usage error (never created by analysis).
+    func open(_ catalog: Catalog) throws -> StoreAnalysis {
+        guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
+        return try StoreAnalysis(path: db, catalog: catalog)
     }
 }
 

@@ -3,7 +3,7 @@ import HandzSynthetic
 
 /// Renders KPI reports: JSON (one object, or one per line with --all), CSV, or a table.
 enum KPIOutput {
-    static func render(_ reports: [KPIReport], as format: OutputFormat, single: Bool) -> String {
+    static func render(_ reports: [KPIReport], as format: OutputFormat) -> String {
         switch format {
         case .json: reports.map(json).joined(separator: "\n")
         case .csv: (["kpi,value,numerator,denominator"] + reports.map(csvRow)).joined(separator: "\n")

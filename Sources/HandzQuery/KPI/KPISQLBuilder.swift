@@ -29,8 +29,9 @@ public struct KPISQLBuilder {
             guard query.wholeWeeks >= 1 else { throw .invalidRange("\(kpi.id) needs a range of at least one whole week (7 days)") }
             return "t >= \(f) AND t < \(query.weeksEndMs)"
         }
-        let activeWeeks = { (range: String) in
-            "act AS (SELECT actor, w FROM (SELECT actor, \(week) AS w FROM ae WHERE is_open = 1 AND \(range)) x GROUP BY actor, w)"
+        /// `name(actor, w)`: the distinct actor-weeks with `flag` set.
+        func actorWeeks(_ name: String, _ flag: String, _ range: String) -> String {
+            "\(name) AS (SELECT actor, w FROM (SELECT actor, \(week) AS w FROM ae WHERE \(flag) = 1 AND \(range)) x GROUP BY actor, w)"
         }
         switch kpi.measure {
         case .cohortConversion, .cohortReturn:
@@ -48,17 +49,17 @@ public struct KPISQLBuilder {
             body = "SELECT \(MedianSQL.pick(value: "d")) AS median_ms, COALESCE(MAX(n), 0) AS actors FROM md"
         case .everyWeek:
             let range = try weekly()
-            ctes.append("wk AS (SELECT actor, w FROM (SELECT actor, \(week) AS w FROM ae WHERE is_target = 1 AND \(range)) x GROUP BY actor, w)")
+            ctes.append(actorWeeks("wk", "is_target", range))
             ctes.append("per AS (SELECT actor, COUNT(*) AS weeks FROM wk GROUP BY actor)")
             body = "SELECT COALESCE(SUM(CASE WHEN weeks = \(query.wholeWeeks) THEN 1 ELSE 0 END), 0) AS numerator, COUNT(*) AS denominator FROM per"
         case .weeklyDistinctPerActive:
             let range = try weekly()
-            ctes.append(activeWeeks(range))
+            ctes.append(actorWeeks("act", "is_open", range))
             ctes.append("num AS (SELECT actor, w, v FROM (SELECT actor, \(week) AS w, pv AS v FROM ae WHERE is_target = 1 AND pv IS NOT NULL AND \(range)) x GROUP BY actor, w, v)")
             body = ratio("SELECT COUNT(*) AS numerator FROM num JOIN act ON act.actor = num.actor AND act.w = num.w", "SELECT COUNT(*) AS denominator FROM act")
         case .weeklySumPerActor:
             let range = try weekly()
-            ctes.append("pop AS (SELECT actor, w FROM (SELECT actor, \(week) AS w FROM ae WHERE is_target = 1 AND \(range)) x GROUP BY actor, w)")
+            ctes.append(actorWeeks("pop", "is_target", range))
             ctes.append("amt AS (SELECT actor, w, SUM(amount) AS total FROM (SELECT actor, \(week) AS w, amount FROM ae WHERE amount IS NOT NULL AND \(range)) x GROUP BY actor, w)")
             body = "SELECT \(dialect.castInteger("COALESCE(SUM(amt.total), 0)")) AS numerator, COUNT(*) AS denominator FROM pop LEFT JOIN amt ON amt.actor = pop.actor AND amt.w = pop.w"
         case .latestValueDistribution:
@@ -69,8 +70,8 @@ public struct KPISQLBuilder {
             body = "SELECT v AS bucket, COUNT(*) AS flows FROM lv WHERE r = 1 GROUP BY v ORDER BY v"
         case .weeklyActorShare:
             let range = try weekly()
-            ctes.append(activeWeeks(range))
-            ctes.append("num AS (SELECT actor, w FROM (SELECT actor, \(week) AS w FROM ae WHERE is_target = 1 AND \(range)) x GROUP BY actor, w)")
+            ctes.append(actorWeeks("act", "is_open", range))
+            ctes.append(actorWeeks("num", "is_target", range))
             body = ratio("SELECT COUNT(*) AS numerator FROM num JOIN act ON act.actor = num.actor AND act.w = num.w", "SELECT COUNT(*) AS denominator FROM act")
         case .followedBy:
             let keyed = kpi.key != nil
