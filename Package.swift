@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HandzCatalog", targets: ["HandzCatalog"]),
         // The iOS client: add this product to the app target.
         .library(name: "HandzAnalyticsClient", targets: ["HandzAnalyticsClient"]),
+        .library(name: "HandzQuery", targets: ["HandzQuery"]),
         .executable(name: "handz-analytics", targets: ["HandzAnalyticsCLI"]),
         // The build-time lint (CH33 §8.1, §13): the engine, its tool, and the two SwiftPM plugins
         // an app adds (`plugins: [.plugin(name: "HandzLintPlugin", package: "HandzAnalytics")]`).
@@ -98,6 +99,11 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The funnel and KPI SQL builders (CH33 §5): definitions and parameters in, SQL text out for
+        // six dialects. Pure: no I/O, Foundation-free.
+        .target(name: "HandzQuery", dependencies: ["HandzAnalyticsCore"]),
+        // Runs the builders' SQL on the embedded SQLite store and assembles the reports.
+        .target(name: "HandzAnalysis", dependencies: ["HandzQuery", "HandzSQLite"]),
         // The build-time lint engine: walks app sources parsed by swift-syntax and checks every
         // analytics call against the catalog and the PII rules (CH33 §1, §8.1, §13).
         .target(
@@ -128,7 +134,7 @@ let package = Package(
             name: "HandzAnalyticsCLI",
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
-                "HandzAnalyticsClient",
+                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -162,6 +168,10 @@ let package = Package(
         .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzTestSupport"]),
         // Lint rules one by one, the CLI, and a fixture app built with the plugin (Tests/LintFixtureApp).
         .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport", "HandzAnalyticsCLI"]),
+        .testTarget(
+            name: "HandzQueryTests",
+            dependencies: ["HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
+        ),
         .testTarget(
             name: "HandzIngestTests",
             dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI"]

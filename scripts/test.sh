@@ -8,11 +8,13 @@ export WORK_DIR="${WORK_DIR:-$PWD/.build-ci}"
 mkdir -p "$WORK_DIR"
 
 # Debian packages the build and the tests use, installed only when missing: the system SQLite
-# and zlib (headers for the build), the sqlite3 shell, and venv for the Python checks.
+# and zlib (headers for the build), the sqlite3 shell, the PostgreSQL server (the store tests run
+# a throwaway cluster on loopback), and venv for the Python checks.
 need=()
 for pkg in libsqlite3-dev zlib1g-dev sqlite3; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 python3 -m venv --help >/dev/null 2>&1 || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
@@ -27,4 +29,6 @@ echo "== swift test"
 swift test
 echo "== JSON Schema export agrees with the validator"
 scripts/check-jsonschema-agreement.sh
+echo "== funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark"
+scripts/check-engines.sh
 echo "== all tests passed"

@@ -7,7 +7,11 @@ struct HandzAnalytics: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handz-analytics",
         abstract: "Validate, ingest and analyse Handz analytics events against the canonical catalog (CH33).",
-        subcommands: [Serve.self, Validate.self, CatalogCommand.self, LintCommand.self, Corpus.self, Keys.self, Stats.self, ForgetUser.self, Purge.self, Codegen.self, Send.self, QueueCommand.self]
+        subcommands: [
+            Serve.self, Validate.self, CatalogCommand.self, LintCommand.self, Corpus.self, Keys.self, Stats.self, ForgetUser.self, Purge.self,
+            Codegen.self, Send.self, QueueCommand.self,
+            Simulate.self, Import.self, Funnel.self, KPI.self, SQLCommand.self,
+        ]
     )
 }
 

@@ -23,6 +23,8 @@ public struct Catalog: Sendable, Equatable {
     public var timeZones: [String]
     /// Funnels F0–F4 of CH33 §5.1.
     public var funnels: [FunnelDefinition]
+    /// The KPIs of CH33 §5.2.
+    public var kpis: [KPIDefinition]
 
     public init(
         version: String,
@@ -33,7 +35,8 @@ public struct Catalog: Sendable, Equatable {
         naming: NamingStandard,
         privacy: PrivacyPolicy,
         timeZones: [String],
-        funnels: [FunnelDefinition] = []
+        funnels: [FunnelDefinition] = [],
+        kpis: [KPIDefinition] = []
     ) {
         self.version = version
         self.limits = limits
@@ -44,6 +47,7 @@ public struct Catalog: Sendable, Equatable {
         self.privacy = privacy
         self.timeZones = timeZones
         self.funnels = funnels
+        self.kpis = kpis
     }
 
     /// The event with this name, if catalogued.

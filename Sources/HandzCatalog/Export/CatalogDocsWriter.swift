@@ -95,6 +95,22 @@ public struct CatalogDocsWriter {
             }
         }
         out.append("")
+        out.append("## KPIs (CH33 §5.2)")
+        out.append("")
+        out.append("Run with `handz-analytics kpi NAME`; `handz-analytics sql kpi NAME --dialect D` prints the SQL.")
+        for kpi in catalog.kpis {
+            out.append("")
+            out.append("### `\(kpi.id)` — \(kpi.title)")
+            out.append("")
+            out.append("\(kpi.spec); measure `\(kpi.measure.rawValue)`" + (kpi.unit.map { ", in \($0)" } ?? "") + ".")
+            out.append("")
+            out.append("- Numerator: \(kpi.definition.numerator)")
+            out.append("- Denominator: \(kpi.definition.denominator)")
+            out.append("- Actor: \(kpi.definition.actor)")
+            out.append("- Time basis: \(kpi.definition.timeBasis)")
+            if let note = kpi.note { out.append("- Note: \(note)") }
+        }
+        out.append("")
         out.append("## Reviewed identifiers (allowed despite a PII token)")
         out.append("")
         for key in catalog.privacy.reviewedIdentifiers.keys.sorted() {

@@ -3,7 +3,7 @@ import HandzAnalyticsCore
 /// The catalog checks itself (`handz-analytics catalog lint`): the naming standard and its
 /// exceptions (CH33 §4), PII keys (§8.1), every string property closed or formatted (§1), ranges
 /// on integers, every §6 event and §1 attempt event present, every funnel step resolving to an
-/// enabled event (§5.1), and no dangling references.
+/// enabled event (§5.1), every KPI (§5.2) present and well-formed, and no dangling references.
 public enum CatalogLinter {
     public static func lint(_ loaded: LoadedCatalog) -> [CatalogProblem] {
         var lint = Lint(catalog: loaded.catalog, sources: loaded.sources)
@@ -15,12 +15,13 @@ public enum CatalogLinter {
         lint.checkPrivacyPolicy()
         lint.checkSpecCoverage()
         lint.checkFunnels()
+        lint.checkKPIs()
         lint.checkUnusedProperties()
         return lint.problems.sorted()
     }
 }
 
-private struct Lint {
+struct Lint {
     let catalog: Catalog
     let sources: CatalogSourceMap
     let keyLint: PIIKeyLint

@@ -60,6 +60,15 @@ public enum SpecInventory {
         "F4": ["mastery_plan_created", "mastery_plan_scheduled", "mastery_practice_started"],
     ]
 
+    /// The KPI minimum set of CH33 §5.2, by the id `kpis.yaml` gives each.
+    public static let kpis: [String] = [
+        "activation_rate_24h", "activation_rate_7d", "time_to_first_flow", "retention_d1", "retention_d7", "retention_d30",
+        "practice_retention", "weekly_flows_edited_per_active_user", "weekly_practice_minutes_per_practicing_user",
+        "branches_per_flow", "paywall_view_rate", "trial_start_rate", "trial_to_paid_conversion", "monthly_churn",
+        "share_link_create_rate", "share_link_open_to_import_rate", "import_to_saved_rate", "crash_free_sessions",
+        "builder_fps_good_sessions",
+    ]
+
     /// CH08 §9 entitlement hooks and CH30 telemetry, catalogued as disabled placeholders.
     public static let placeholderEvents = [
         "entitlement_snapshot_loaded", "gate_shown", "upgrade_clicked", "purchase_started", "purchase_success",

@@ -48,11 +48,12 @@ public enum CatalogLoader {
             .filter { $0.hasSuffix(".yaml") }.sorted()
         for file in eventFiles { state.readEvents(root, file: "events/" + file) }
         state.readFunnels(root)
+        state.readKPIs(root)
         return LoadedCatalog(catalog: state.catalog, sources: state.sources, loadProblems: state.problems, directory: directory)
     }
 }
 
-private struct LoaderState {
+struct LoaderState {
     var catalog = Catalog(
         version: "", properties: [:], envelope: EnvelopeDefinition(required: [], optional: [], commonOptional: []),
         events: [], naming: NamingStandard(domains: [], verbs: []),

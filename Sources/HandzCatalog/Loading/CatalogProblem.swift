@@ -53,6 +53,7 @@ public struct CatalogSourceMap: Sendable {
     public var funnels: [String: CatalogLocation] = [:]
     /// "F0/2" → the line of a funnel's second step (1-based).
     public var funnelSteps: [String: CatalogLocation] = [:]
+    public var kpis: [String: CatalogLocation] = [:]
     public var namingExceptions: [String: CatalogLocation] = [:]
     public var reviewedIdentifiers: [String: CatalogLocation] = [:]
     public var envelope: [String: CatalogLocation] = [:]

@@ -1,0 +1,52 @@
+import HandzAnalyticsCore
+import HandzQuery
+import HandzSQLite
+
+/// Runs the query builders' SQLite SQL on the embedded store (read-only) and assembles the
+/// reports. The SQL is exactly what `handz-analytics sql … --dialect sqlite` prints.
+public final class StoreAnalysis {
+    public let catalog: Catalog
+    let database: SQLiteDatabase
+
+    public init(path: String, catalog: Catalog) throws {
+        self.catalog = catalog
+        database = try SQLiteDatabase(path: path, readOnly: true)
+        // Analysis sorts millions of rows: keep temporary b-trees in memory, use a large cache.
+        try database.execute("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA mmap_size = 1073741824")
+    }
+
+    /// One funnel run; with a breakdown, the overall query and the breakdown query.
+    public func funnel(_ query: FunnelQuery) throws -> FunnelReport {
+        let builder = FunnelSQLBuilder(catalog: catalog, dialect: .sqlite)
+        var overallQuery = query
+        overallQuery.breakdown = nil
+        let overall = try funnelRows(try builder.sql(overallQuery))
+        let breakdown = try query.breakdown.map { _ in try funnelRows(try builder.sql(query)) }
+        return FunnelReport(query: query, overall: overall, breakdownRows: breakdown)
+    }
+
+    func funnelRows(_ sql: String) throws -> [FunnelRow] {
+        try database.prepare(sql).query { row in
+            FunnelRow(breakdown: row.text(0), step: Int(row.int64(1)), actors: row.int64(2), medianMs: row.isNull(3) ? nil : row.int64(3))
+        }
+    }
+}
+
+extension StoreAnalysis {
+    /// One KPI run.
+    public func kpi(_ query: KPIQuery) throws -> KPIReport {
+        let sql = try KPISQLBuilder(catalog: catalog, dialect: .sqlite).sql(query)
+        let statement = try database.prepare(sql)
+        switch KPIShape(query.kpi.measure) {
+        case .ratio:
+            let row = try statement.query { ($0.int64(0), $0.int64(1)) }.first ?? (0, 0)
+            return KPIReport(query: query, rows: .ratio(numerator: row.0, denominator: row.1))
+        case .median:
+            let rows: [(Int64?, Int64)] = try statement.query { ($0.isNull(0) ? nil : $0.int64(0), $0.int64(1)) }
+            return KPIReport(query: query, rows: .median(milliseconds: rows.first?.0 ?? nil, actors: rows.first?.1 ?? 0))
+        case .distribution:
+            let buckets = try statement.query { KPIBucket(value: $0.isNull(0) ? nil : $0.int64(0), count: $0.int64(1)) }
+            return KPIReport(query: query, rows: .distribution(buckets))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import HandzAnalysis
+import HandzAnalyticsCore
+import HandzQuery
+
+/// `NAME | --all` and the range: which KPIs to run.
+struct KPIOptions: ParsableArguments {
+    @Argument(help: "The KPI id (catalog/kpis.yaml), or none with --all.")
+    var name: String?
+
+    @Flag(help: "Every KPI of the catalog.")
+    var all = false
+
+    @OptionGroup var range: RangeOptions
+
+    func validate() throws {
+        guard (name == nil) == all else { throw ValidationError("give a KPI name or --all") }
+    }
+
+    func queries(_ catalog: Catalog) throws -> [KPIQuery] {
+        let selected = all ? catalog.kpis : catalog.kpis.filter { $0.id == name }
+        guard !selected.isEmpty else {
+            throw ValidationError("no KPI \(name ?? ""); the catalog defines \(catalog.kpis.map(\.id).joined(separator: ", "))")
+        }
+        return selected.map { KPIQuery(kpi: $0, fromMs: range.fromMs, toMs: range.toMs, actor: range.actor) }
+    }
+}
+
+/// `handz-analytics kpi NAME|--all --db PATH [--from DATE --to DATE] [--actor …] [--format …]`.
+struct KPI: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kpi",
+        abstract: "Run KPIs of CH33 §5.2 on the embedded store: the value with its numerator and denominator."
+    )
+
+    @OptionGroup var catalogOptions: CatalogOptions
+    @OptionGroup var kpis: KPIOptions
+
+    @OptionGroup var store: AnalysisStoreOptions
+
+    func run() throws {
+        let catalog = try catalogOptions.load()
+        let queries = try kpis.queries(catalog)
+        let analysis = try store.open(catalog)
+        var reports: [KPIReport] = []
+        for query in queries { reports.append(try usage { try analysis.kpi(query) }) }
+        print(KPIOutput.render(reports, as: store.format))
+    }
+}
+
+extension SQLCommand {
+    struct KPISQL: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "kpi",
+            abstract: "One KPI run as SQL: (numerator, denominator), (median_ms, actors) or (bucket, flows) rows."
+        )
+
+        @OptionGroup var catalogOptions: CatalogOptions
+        @OptionGroup var kpis: KPIOptions
+
+        @Option(help: "sqlite, postgres, duckdb, clickhouse, spark or bigquery.")
+        var dialect: SQLDialect
+
+        func run() throws {
+            let catalog = try catalogOptions.load()
+            let builder = KPISQLBuilder(catalog: catalog, dialect: dialect)
+            for query in try kpis.queries(catalog) {
+                if kpis.all { print("-- \(query.kpi.id)") }
+                print(try usage { try builder.sql(query) } + (kpis.all ? ";\n" : ""))
+            }
+        }
+    }
+}

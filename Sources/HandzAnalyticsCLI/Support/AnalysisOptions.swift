@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import HandzAnalysis
+import HandzAnalyticsCore
+import HandzCatalog
+import HandzQuery
+
+/// The time range, actor and output format shared by `funnel`, `kpi` and `sql`. Dates are UTC.
+struct RangeOptions: ParsableArguments {
+    /// Without `--from`/`--to` the range is every time the validator accepts.
+    static let defaultFromMs: Int64 = 946_684_800_000  // 2000-01-01T00:00:00Z
+    static let defaultToMs: Int64 = 4_102_444_800_000  // 2100-01-01T00:00:00Z
+
+    @Option(help: "From (inclusive): UTC date (2026-03-01) or ISO-8601 time. Default 2000-01-01.")
+    var from: String?
+
+    @Option(help: "To (exclusive): UTC date or ISO-8601 time. Default 2100-01-01.")
+    var to: String?
+
+    @Option(help: "Who is counted: install (default) or user (installs resolved to their user_id).")
+    var actor: ActorKind = .install
+
+    var fromMs: Int64 { from.flatMap(parseUTC) ?? Self.defaultFromMs }
+    var toMs: Int64 { to.flatMap(parseUTC) ?? Self.defaultToMs }
+
+    func validate() throws {
+        for (option, value) in [("--from", from), ("--to", to)] where value.map({ parseUTC($0) == nil }) ?? false {
+            throw ValidationError("\(option) must be a UTC date (2026-03-01) or ISO-8601 time")
+        }
+        guard fromMs < toMs else { throw ValidationError("--from must be before --to") }
+    }
+}
+
+extension ActorKind: ExpressibleByArgument {}
+extension SQLDialect: ExpressibleByArgument {}
+
+/// `NAME [--window 7d] [--breakdown PROP]` and the range: one funnel run.
+struct FunnelOptions: ParsableArguments {
+    @Argument(help: "The funnel: F0, F1, F2, F3 or F4 (catalog/funnels.yaml).")
+    var name: String
+
+    @OptionGroup var range: RangeOptions
+
+    @Option(help: "Conversion window, an exact duration (30m, 24h, 7d). Default: the funnel's.")
+    var window: String?
+
+    @Option(help: "Break down by a closed-set property of the entry event (enum or boolean).")
+    var breakdown: String?
+
+    func validate() throws {
+        if let window, (parseDuration(window) ?? 0) <= 0 { throw ValidationError("--window must be a positive duration like 24h or 7d") }
+    }
+
+    func query(_ catalog: Catalog) throws -> FunnelQuery {
+        guard let funnel = catalog.funnels.first(where: { $0.id == name }) else {
+            throw ValidationError("no funnel \(name); the catalog defines \(catalog.funnels.map(\.id).joined(separator: ", "))")
+        }
+        return FunnelQuery(funnel: funnel, fromMs: range.fromMs, toMs: range.toMs, windowMs: window.flatMap(parseDuration).map { $0 * 1000 },
+                           actor: range.actor, breakdown: breakdown)
+    }
+}
+
+/// `--db PATH` and `--format`, for the commands that analyse the embedded store.
+struct AnalysisStoreOptions: ParsableArguments {
+    @Option(help: "SQLite database file.")
+    var db = "handz-events.sqlite"
+
+    @Option(help: "table, json or csv.")
+    var format: OutputFormat = .table
+
+    /// The store, read-only; a missing file is a usage error (never created by analysis).
+    func open(_ catalog: Catalog) throws -> StoreAnalysis {
+        guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
+        return try StoreAnalysis(path: db, catalog: catalog)
+    }
+}
+
+/// A query error is a usage error: the request named something the catalog does not allow.
+func usage<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as QueryError {
+        throw ValidationError(error.description)
+    }
+}

@@ -1,0 +1,118 @@
+import HandzQuery
+import HandzSynthetic
+
+/// Renders a ``FunnelReport`` as the README documents: one JSON object, a CSV with one row per
+/// (bucket, step), or a table for people. Only counts, ratios, durations and — with a breakdown —
+/// closed-set catalog values are printed.
+enum FunnelOutput {
+    static func render(_ report: FunnelReport, as format: OutputFormat) -> String {
+        switch format {
+        case .json: json(report)
+        case .csv: csv(report)
+        case .table: table(report)
+        }
+    }
+
+    static func json(_ report: FunnelReport) -> String {
+        var json = JSONText()
+        json.beginObject()
+        json.field("funnel", report.query.funnel.id)
+        json.field("from", isoTime(report.query.fromMs))
+        json.field("to", isoTime(report.query.toMs))
+        json.key("window_seconds")
+        json.raw(decimalSeconds(report.query.windowMs))
+        json.field("actor", report.query.actor.rawValue)
+        json.key("steps")
+        steps(report.steps, &json)
+        if let buckets = report.breakdown {
+            json.field("breakdown_property", report.query.breakdown ?? "")
+            json.key("breakdown")
+            json.beginArray()
+            for bucket in buckets {
+                json.beginObject()
+                json.key("value")
+                if let value = bucket.value { json.string(value) } else { json.null() }
+                json.key("steps")
+                steps(bucket.steps, &json)
+                json.endObject()
+            }
+            json.endArray()
+        }
+        json.endObject()
+        return json.text
+    }
+
+    static func steps(_ steps: [FunnelStepResult], _ json: inout JSONText) {
+        json.beginArray()
+        for step in steps {
+            json.beginObject()
+            json.field("index", step.index)
+            json.key("events")
+            json.beginArray()
+            for event in step.events { json.string(event) }
+            json.endArray()
+            json.field("actors", step.actors)
+            json.key("conversion_from_start")
+            if let value = step.conversionFromStart { json.double(value) } else { json.null() }
+            json.key("conversion_from_previous")
+            if let value = step.conversionFromPrevious { json.double(value) } else { json.null() }
+            json.key("median_seconds_from_previous")
+            if let value = step.medianMsFromPrevious { json.raw(decimalSeconds(value)) } else { json.null() }
+            json.endObject()
+        }
+        json.endArray()
+    }
+
+    static func csv(_ report: FunnelReport) -> String {
+        var lines = ["breakdown,step,events,actors,conversion_from_start,conversion_from_previous,median_seconds_from_previous"]
+        func add(_ bucket: String, _ steps: [FunnelStepResult]) {
+            for step in steps {
+                lines.append([bucket, String(step.index), step.events.joined(separator: "|"), String(step.actors),
+                              step.conversionFromStart.map { String($0) } ?? "", step.conversionFromPrevious.map { String($0) } ?? "",
+                              step.medianMsFromPrevious.map(decimalSeconds) ?? ""].joined(separator: ","))
+            }
+        }
+        add("", report.steps)
+        for bucket in report.breakdown ?? [] { add(bucket.value ?? "(null)", bucket.steps) }
+        return lines.joined(separator: "\n")
+    }
+
+    static func table(_ report: FunnelReport) -> String {
+        let query = report.query
+        var out = "\(query.funnel.id) — \(query.funnel.title)\n"
+        out += "\(isoTime(query.fromMs)) … \(isoTime(query.toMs)), window \(decimalSeconds(query.windowMs)) s, actor \(query.actor.rawValue)\n"
+        out += stepTable(report.steps)
+        for bucket in report.breakdown ?? [] {
+            out += "\n\(query.breakdown ?? "") = \(bucket.value ?? "(null)")\n" + stepTable(bucket.steps)
+        }
+        return out
+    }
+
+    static func stepTable(_ steps: [FunnelStepResult]) -> String {
+        var rows = [["step", "events", "actors", "from start", "from previous", "median from previous (s)"]]
+        for step in steps {
+            rows.append([String(step.index), step.events.joined(separator: " | "), String(step.actors), percent(step.conversionFromStart),
+                         step.index == 1 ? "–" : percent(step.conversionFromPrevious), step.medianMsFromPrevious.map(decimalSeconds) ?? "–"])
+        }
+        return TextTable.render(rows)
+    }
+}
+
+/// Left-aligned text columns, two spaces apart.
+enum TextTable {
+    static func render(_ rows: [[String]]) -> String {
+        let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingSuffix()
+        }.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix() -> String {
+        var text = self
+        while text.hasSuffix(" ") { text.removeLast() }
+        return text
+    }
+}

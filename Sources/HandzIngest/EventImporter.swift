@@ -1,0 +1,123 @@
+import Foundation
+import HandzAnalyticsCore
+import HandzStore
+
+/// `handz-analytics import`: loads an NDJSON file into the store through the ingestion
+/// endpoint's own path — the same validator, the same `BatchProcessor`, the same
+/// `SQLiteEventStore.append` — in batches of up to 1,000 lines, under the key id `import`.
+/// Rejected lines go to the quarantine (where and why, never what) and are never stored;
+/// retried lines (an `event_id` already stored) count as duplicates.
+public struct EventImporter {
+    /// What an import did. Never holds a value from the input.
+    public struct Summary: Sendable, Equatable {
+        public var lines = 0
+        public var accepted = 0
+        public var duplicates = 0
+        public var rejected = 0
+        /// Rejected events per error code (an event with two codes counts under both).
+        public var rejectedByCode: [String: Int] = [:]
+    }
+
+    public static let keyID = "import"
+    public static let maxLinesPerBatch = 1_000
+    /// Batches handed to the store at once, so its group commit can merge them.
+    static let batchesInFlight = 4
+
+    let store: SQLiteEventStore
+    let catalog: CompiledCatalog
+    let clock: @Sendable () -> Date
+
+    public init(store: SQLiteEventStore, catalog: Catalog, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.catalog = CompiledCatalog(catalog)
+        self.clock = clock
+    }
+
+    /// Imports every non-blank line of `handle` (read in large chunks, never whole).
+    public func importLines(from handle: FileHandle) async throws(StoreError) -> Summary {
+        var summary = Summary()
+        var validator = EventValidator(catalog: catalog)
+        var chunk = LineChunk()
+        var carry: [UInt8] = []
+        var pending: [IngestBatch] = []
+        var atEnd = false
+        while !atEnd {
+            let data = (try? handle.read(upToCount: 4 << 20)) ?? nil
+            if let data, !data.isEmpty {
+                carry.append(contentsOf: data)
+            } else {
+                atEnd = true
+                if !carry.isEmpty { carry.append(0x0A) }
+            }
+            var start = 0
+            while let newline = carry[start...].firstIndex(of: 0x0A) {
+                chunk.add(carry[start..<newline])
+                start = newline + 1
+                if chunk.count == Self.maxLinesPerBatch {
+                    pending.append(batch(&chunk, &validator, &summary))
+                    if pending.count == Self.batchesInFlight { try await commit(&pending, &summary) }
+                }
+            }
+            carry.removeFirst(start)
+        }
+        if chunk.count > 0 { pending.append(batch(&chunk, &validator, &summary)) }
+        try await commit(&pending, &summary)
+        return summary
+    }
+
+    /// Validates one chunk of lines into a batch for the store.
+    func batch(_ chunk: inout LineChunk, _ validator: inout EventValidator, _ summary: inout Summary) -> IngestBatch {
+        var processor = BatchProcessor(capacity: chunk.count)
+        let ids = BatchProcessor.FieldIDs(catalog)
+        chunk.bytes.withUnsafeBytes { processor.process($0, events: chunk.ranges, validator: &validator, ids: ids) }
+        summary.lines += chunk.count
+        summary.rejected += processor.rejections.count
+        for rejection in processor.rejections {
+            for code in Set(rejection.issues.map(\.code.rawValue)) { summary.rejectedByCode[code, default: 0] += 1 }
+        }
+        let batch = IngestBatch(
+            receivedTimeMs: Int64(clock().timeIntervalSince1970 * 1000), keyID: Self.keyID, catalogVersion: catalog.version,
+            sentAtMs: nil, bodyBytes: chunk.bytes.count, rows: processor.rows, rejected: processor.rejected
+        )
+        chunk = LineChunk()
+        return batch
+    }
+
+    /// Appends the pending batches concurrently and waits for all of them.
+    func commit(_ pending: inout [IngestBatch], _ summary: inout Summary) async throws(StoreError) {
+        let batches = pending
+        pending = []
+        let store = self.store
+        let results: [Result<AppendResult, StoreError>] = await withTaskGroup(of: Result<AppendResult, StoreError>.self) { group in
+            for batch in batches {
+                group.addTask {
+                    do throws(StoreError) { return .success(try await store.append(batch)) } catch { return .failure(error) }
+                }
+            }
+            var collected: [Result<AppendResult, StoreError>] = []
+            for await result in group { collected.append(result) }
+            return collected
+        }
+        for result in results {
+            let appended = try result.get()
+            summary.accepted += appended.accepted
+            summary.duplicates += appended.duplicates
+        }
+    }
+}
+
+/// Up to 1,000 non-blank lines packed in one buffer, with each line's range.
+struct LineChunk {
+    var bytes: [UInt8] = []
+    var ranges: [Range<Int>] = []
+    var count: Int { ranges.count }
+
+    mutating func add(_ line: ArraySlice<UInt8>) {
+        var line = line
+        if line.last == 0x0D { line = line.dropLast() }
+        guard line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
+        let start = bytes.count
+        bytes.append(contentsOf: line)
+        ranges.append(start..<bytes.count)
+    }
+}

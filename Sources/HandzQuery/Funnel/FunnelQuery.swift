@@ -1,0 +1,42 @@
+import HandzAnalyticsCore
+
+/// Who a funnel or KPI counts.
+public enum ActorKind: String, Sendable, CaseIterable {
+    /// `install_id` (the default): a guest who signs up stays one actor (F1).
+    case install
+    /// Each install resolved to its user_id where one is known: the first user_id the install
+    /// ever carried, in event order; installs that never carried one stay themselves.
+    case user
+}
+
+/// One funnel run: a definition and the parameters of CH33 §5.1 analysis.
+///
+/// The semantics (README, "Funnel semantics"), which the SQL of every dialect implements:
+/// - per actor, events are totally ordered by (`event_time_utc`, `event_id`);
+/// - an **entry** is a step-1 event with time in [`fromMs`, `toMs`); later steps may fall after
+///   `toMs`, up to the window;
+/// - from each entry the chain is built greedily: step k is the earliest event (in that order)
+///   after step k−1's event that matches step k, with time ≤ entry time + window (inclusive);
+///   one event never fills two steps;
+/// - the actor's level is the maximum over its entries; the reported chain is the one with
+///   that level and the earliest entry;
+/// - the breakdown value is the property on the reported chain's entry event (NULL is a bucket).
+public struct FunnelQuery: Sendable, Equatable {
+    public var funnel: FunnelDefinition
+    public var fromMs: Int64
+    public var toMs: Int64
+    /// An exact duration in milliseconds (7d = 604,800,000 ms), never calendar arithmetic.
+    public var windowMs: Int64
+    public var actor: ActorKind
+    /// A closed-set property (enum or boolean) carried by step 1's events, or nil.
+    public var breakdown: String?
+
+    public init(funnel: FunnelDefinition, fromMs: Int64, toMs: Int64, windowMs: Int64? = nil, actor: ActorKind = .install, breakdown: String? = nil) {
+        self.funnel = funnel
+        self.fromMs = fromMs
+        self.toMs = toMs
+        self.windowMs = windowMs ?? funnel.windowSeconds * 1000
+        self.actor = actor
+        self.breakdown = breakdown
+    }
+}

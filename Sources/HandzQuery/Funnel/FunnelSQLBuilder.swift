@@ -1,0 +1,138 @@
+import HandzAnalyticsCore
+
+/// Writes the SQL of one funnel run for one dialect. Pure: values in, SQL text out.
+///
+/// The query returns one row per (breakdown value, step reached by at least one actor):
+/// `breakdown` (text, NULL without `--breakdown` and for the null bucket), `step` (1-based),
+/// `actors` (actors whose reported chain reaches the step) and `median_ms` (the lower median of
+/// the integer milliseconds between step k−1 and step k over those chains; NULL for step 1).
+/// Conversions are ratios of these integers, computed by ``FunnelReport``.
+///
+/// How the greedy chain is computed without correlated subqueries (ClickHouse and Spark lack
+/// them): the funnel's events in [from, to + window) are numbered per actor by
+/// (event_time_ms, event_id) — `seq`. For every entry, step k's event is `MIN(seq)` over the
+/// actor's step-k events with `seq` after step k−1's and time ≤ entry + window; because `seq`
+/// follows (time, event_id), `MIN(t)` over the same rows is that event's time. `seq` strictly
+/// increases along a chain, so one event never fills two steps.
+public struct FunnelSQLBuilder {
+    public let catalog: Catalog
+    public let dialect: SQLDialect
+
+    public init(catalog: Catalog, dialect: SQLDialect) {
+        self.catalog = catalog
+        self.dialect = dialect
+    }
+
+    public func sql(_ query: FunnelQuery) throws(QueryError) -> String {
+        guard query.fromMs < query.toMs else { throw .invalidRange("from must be before to") }
+        guard query.windowMs > 0 else { throw .invalidWindow }
+        let access = PropertyAccess(catalog: catalog, dialect: dialect)
+        let steps = query.funnel.steps
+        let count = steps.count
+        let window = String(query.windowMs)
+        let from = String(query.fromMs), to = String(query.toMs)
+        let horizon = String(query.toMs &+ query.windowMs)
+
+        var ctes: [String] = []
+        let actor: String
+        if query.actor == .user {
+            ctes.append(ActorResolution.userMapCTE(dialect))
+            actor = "COALESCE(um.um_user, e.install_id)"
+        } else {
+            actor = "e.install_id"
+        }
+        let breakdown = try query.breakdown.map { name throws(QueryError) in
+            try checkBreakdown(name, funnel: query.funnel)
+            return try access.text(name)
+        } ?? dialect.nullText
+
+        var flags: [String] = []
+        var names: [String] = []
+        for (index, step) in steps.enumerated() {
+            flags.append("CASE WHEN \(try access.matches(events: step.events, filters: step.filters)) THEN 1 ELSE 0 END AS s\(index + 1)")
+            for name in step.events where !names.contains(name) { names.append(name) }
+        }
+        ctes.append("""
+        ev AS (
+          SELECT \(actor) AS actor, e.event_time_ms AS t, e.event_id AS id, \(breakdown) AS bd,
+                 \(flags.joined(separator: ",\n         "))
+          FROM events e\(query.actor == .user ? " LEFT JOIN um ON um.um_install = e.install_id" : "")
+          WHERE e.event_name IN \(try dialect.literalList(names))
+            AND e.event_time_ms >= \(from) AND e.event_time_ms < \(horizon)
+        )
+        """)
+        let stepColumns = (1...count).map { "s\($0)" }.joined(separator: ", ")
+        ctes.append("""
+        sq AS (
+          SELECT actor, t, bd, \(stepColumns), ROW_NUMBER() OVER (PARTITION BY actor ORDER BY t, id) AS seq
+          FROM ev
+        )
+        """)
+        ctes.append("""
+        c1 AS (
+          SELECT actor, seq AS e_seq, t AS e_t, bd, seq AS p, t AS tk
+          FROM sq WHERE s1 = 1 AND t >= \(from) AND t < \(to)
+        )
+        """)
+        for k in stride(from: 2, through: count, by: 1) {
+            ctes.append("""
+            c\(k) AS (
+              SELECT c.actor AS actor, c.e_seq AS e_seq, MIN(s.seq) AS p, MIN(s.t) AS tk, c.e_t AS e_t
+              FROM c\(k - 1) c JOIN sq s ON s.actor = c.actor
+              WHERE s.s\(k) = 1 AND s.seq > c.p AND s.t <= c.e_t + \(window)
+              GROUP BY c.actor, c.e_seq, c.e_t
+            )
+            """)
+        }
+        var chainColumns = ["c1.actor AS actor", "c1.e_seq AS e_seq", "c1.bd AS bd", "c1.tk AS t1"]
+        var joins = ""
+        var level = "CASE"
+        for k in stride(from: count, through: 2, by: -1) {
+            level += " WHEN c\(k).p IS NOT NULL THEN \(k)"
+        }
+        level += " ELSE 1 END"
+        for k in stride(from: 2, through: count, by: 1) {
+            chainColumns.append("c\(k).tk AS t\(k)")
+            joins += "\n  LEFT JOIN c\(k) ON c\(k).actor = c1.actor AND c\(k).e_seq = c1.e_seq"
+        }
+        chainColumns.append("\(level) AS lvl")
+        ctes.append("""
+        ch AS (
+          SELECT \(chainColumns.joined(separator: ", "))
+          FROM c1\(joins)
+        )
+        """)
+        let times = (1...count).map { "t\($0)" }.joined(separator: ", ")
+        ctes.append("""
+        rk AS (
+          SELECT actor, bd, lvl, \(times), ROW_NUMBER() OVER (PARTITION BY actor ORDER BY lvl DESC, e_seq) AS r
+          FROM ch
+        )
+        """)
+        var deltas = ["  SELECT bd, 1 AS step, \(dialect.nullInteger) AS d FROM rk WHERE r = 1"]
+        for k in stride(from: 2, through: count, by: 1) {
+            deltas.append("  SELECT bd, \(k) AS step, \(dialect.castInteger("t\(k) - t\(k - 1)")) AS d FROM rk WHERE r = 1 AND lvl >= \(k)")
+        }
+        ctes.append("dl AS (\n" + deltas.joined(separator: "\n  UNION ALL\n") + "\n)")
+        ctes.append(MedianSQL.rankedCTE(name: "md", source: "dl", partition: "bd, step", value: "d"))
+        return "WITH\n" + ctes.joined(separator: ",\n") + "\n"
+            + "SELECT bd AS breakdown, step, MAX(n) AS actors, \(MedianSQL.pick(value: "d")) AS median_ms\n"
+            + "FROM md\nGROUP BY bd, step\nORDER BY step" + dialect.querySuffix
+    }
+
+    /// Breakdowns are restricted to closed sets, so the only values a funnel prints are catalog
+    /// values (CH33 §1: no free text leaves the store), and to properties step 1 carries.
+    func checkBreakdown(_ name: String, funnel: FunnelDefinition) throws(QueryError) {
+        try PropertyAccess.checkIdentifier(name)
+        guard let definition = catalog.properties[name] else { throw .invalidBreakdown("\(name) is not a catalogued property") }
+        guard definition.type == .boolean || definition.allowedValues != nil else {
+            throw .invalidBreakdown("\(name) is not a closed set (enum or boolean); only those may be broken down")
+        }
+        if EventsTable.envelopeColumns.contains(name) { return }
+        let carried = funnel.steps.first?.events.contains { eventName in
+            guard let event = catalog.event(named: eventName) else { return false }
+            return catalog.allowedProperties(of: event).contains { $0.name == name }
+        } ?? false
+        guard carried else { throw .invalidBreakdown("no step-1 event of \(funnel.id) carries \(name)") }
+    }
+}

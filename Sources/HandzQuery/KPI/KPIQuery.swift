@@ -1,0 +1,40 @@
+import HandzAnalyticsCore
+
+/// One KPI run: a definition of CH33 §5.2, the range [from, to) (UTC) and the actor.
+public struct KPIQuery: Sendable, Equatable {
+    public var kpi: KPIDefinition
+    public var fromMs: Int64
+    public var toMs: Int64
+    public var actor: ActorKind
+
+    public init(kpi: KPIDefinition, fromMs: Int64, toMs: Int64, actor: ActorKind = .install) {
+        self.kpi = kpi
+        self.fromMs = fromMs
+        self.toMs = toMs
+        self.actor = actor
+    }
+
+    /// Weeks are whole 7-day periods (604,800 s, exact) counted from `from`.
+    public static let weekMs: Int64 = 604_800_000
+    public var wholeWeeks: Int64 { (toMs - fromMs) / Self.weekMs }
+    /// The end of the last whole week.
+    public var weeksEndMs: Int64 { fromMs + wholeWeeks * Self.weekMs }
+}
+
+/// What a KPI's SQL returns, by measure.
+public enum KPIShape: Sendable {
+    /// One row: `numerator`, `denominator` (integers); value = numerator / denominator / divisor.
+    case ratio
+    /// One row: `median_ms` (lower median, integer ms, NULL when empty), `actors`.
+    case median
+    /// Rows: `bucket` (integer), `flows` (count), ordered by bucket.
+    case distribution
+
+    public init(_ measure: KPIMeasure) {
+        switch measure {
+        case .cohortMedianTime: self = .median
+        case .latestValueDistribution: self = .distribution
+        default: self = .ratio
+        }
+    }
+}

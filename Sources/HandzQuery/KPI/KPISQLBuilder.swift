@@ -1,0 +1,173 @@
+import HandzAnalyticsCore
+
+/// Writes the SQL of one KPI run for one dialect. Pure: values in, SQL text out. Each measure
+/// (``KPIMeasure``) is one template written once for every dialect: the rows of `events` it
+/// needs, tagged with 0/1 flags per event match (`ae`), then joins and aggregates on integers
+/// only — no correlated subqueries, no percentile functions, integer division spelled per
+/// dialect. The result shape is ``KPIShape``.
+public struct KPISQLBuilder {
+    public let catalog: Catalog
+    public let dialect: SQLDialect
+
+    public init(catalog: Catalog, dialect: SQLDialect) {
+        self.catalog = catalog
+        self.dialect = dialect
+    }
+
+    /// Install time (cohort measures): the actor's first app_open (CH33 has no install event).
+    static let activeEvent = "app_open"
+
+    public func sql(_ query: KPIQuery) throws(QueryError) -> String {
+        guard query.fromMs < query.toMs else { throw .invalidRange("from must be before to") }
+        let kpi = query.kpi
+        let f = String(query.fromMs), t = String(query.toMs)
+        let window = String((kpi.windowSeconds ?? 0) * 1000)
+        var ctes = try baseCTEs(query)
+        let body: String
+        let week = dialect.integerDivision("t - \(f)", String(KPIQuery.weekMs))
+        func weekly() throws(QueryError) -> String {
+            guard query.wholeWeeks >= 1 else { throw .invalidRange("\(kpi.id) needs a range of at least one whole week (7 days)") }
+            return "t >= \(f) AND t < \(query.weeksEndMs)"
+        }
+        /// `name(actor, w)`: the distinct actor-weeks with `flag` set.
+        func actorWeeks(_ name: String, _ flag: String, _ range: String) -> String {
+            "\(name) AS (SELECT actor, w FROM (SELECT actor, \(week) AS w FROM ae WHERE \(flag) = 1 AND \(range)) x GROUP BY actor, w)"
+        }
+        switch kpi.measure {
+        case .cohortConversion, .cohortReturn:
+            ctes.append(cohortCTE(f, t))
+            let lower = kpi.measure == .cohortReturn ? "a.t >= c.t0 + \(86_400_000 * (kpi.day ?? 0))" : "a.t >= c.t0"
+            let upper = kpi.measure == .cohortReturn ? "a.t < c.t0 + \(86_400_000 * ((kpi.day ?? 0) + 1))" : "a.t <= c.t0 + \(window)"
+            ctes.append("hit AS (SELECT c.actor AS actor FROM co c JOIN ae a ON a.actor = c.actor WHERE a.is_target = 1 AND \(lower) AND \(upper) GROUP BY c.actor)")
+            body = ratio("SELECT COUNT(*) AS numerator FROM hit", "SELECT COUNT(*) AS denominator FROM co")
+        case .cohortMedianTime:
+            ctes.append(cohortCTE(f, t))
+            ctes.append("ft AS (SELECT c.actor AS actor, \(dialect.castInteger("MIN(a.t) - c.t0")) AS d FROM co c JOIN ae a ON a.actor = c.actor WHERE a.is_target = 1 AND a.t >= c.t0 GROUP BY c.actor, c.t0)")
+            ctes.append("""
+            md AS (SELECT d, ROW_NUMBER() OVER (ORDER BY d) AS r, COUNT(*) OVER () AS n FROM ft)
+            """)
+            body = "SELECT \(MedianSQL.pick(value: "d")) AS median_ms, COALESCE(MAX(n), 0) AS actors FROM md"
+        case .everyWeek:
+            let range = try weekly()
+            ctes.append(actorWeeks("wk", "is_target", range))
+            ctes.append("per AS (SELECT actor, COUNT(*) AS weeks FROM wk GROUP BY actor)")
+            body = "SELECT COALESCE(SUM(CASE WHEN weeks = \(query.wholeWeeks) THEN 1 ELSE 0 END), 0) AS numerator, COUNT(*) AS denominator FROM per"
+        case .weeklyDistinctPerActive:
+            let range = try weekly()
+            ctes.append(actorWeeks("act", "is_open", range))
+            ctes.append("num AS (SELECT actor, w, v FROM (SELECT actor, \(week) AS w, pv AS v FROM ae WHERE is_target = 1 AND pv IS NOT NULL AND \(range)) x GROUP BY actor, w, v)")
+            body = ratio("SELECT COUNT(*) AS numerator FROM num JOIN act ON act.actor = num.actor AND act.w = num.w", "SELECT COUNT(*) AS denominator FROM act")
+        case .weeklySumPerActor:
+            let range = try weekly()
+            ctes.append(actorWeeks("pop", "is_target", range))
+            ctes.append("amt AS (SELECT actor, w, SUM(amount) AS total FROM (SELECT actor, \(week) AS w, amount FROM ae WHERE amount IS NOT NULL AND \(range)) x GROUP BY actor, w)")
+            body = "SELECT \(dialect.castInteger("COALESCE(SUM(amt.total), 0)")) AS numerator, COUNT(*) AS denominator FROM pop LEFT JOIN amt ON amt.actor = pop.actor AND amt.w = pop.w"
+        case .latestValueDistribution:
+            ctes.append("""
+            lv AS (SELECT v, ROW_NUMBER() OVER (PARTITION BY actor, k ORDER BY t DESC, id DESC) AS r
+                   FROM (SELECT actor, kv AS k, iv AS v, t, id FROM ae WHERE is_target = 1 AND kv IS NOT NULL AND t >= \(f) AND t < \(t)) x)
+            """)
+            body = "SELECT v AS bucket, COUNT(*) AS flows FROM lv WHERE r = 1 GROUP BY v ORDER BY v"
+        case .weeklyActorShare:
+            let range = try weekly()
+            ctes.append(actorWeeks("act", "is_open", range))
+            ctes.append(actorWeeks("num", "is_target", range))
+            body = ratio("SELECT COUNT(*) AS numerator FROM num JOIN act ON act.actor = num.actor AND act.w = num.w", "SELECT COUNT(*) AS denominator FROM act")
+        case .followedBy:
+            let keyed = kpi.key != nil
+            ctes.append("src AS (SELECT actor, k, MIN(t) AS t0 FROM (SELECT actor, \(keyed ? "kv" : "''") AS k, t FROM ae WHERE is_source = 1 AND t >= \(f) AND t < \(t)\(keyed ? " AND kv IS NOT NULL" : "")) x GROUP BY actor, k)")
+            ctes.append("hit AS (SELECT s.actor AS actor, s.k AS k FROM src s JOIN ae a ON a.actor = s.actor\(keyed ? " AND a.kv = s.k" : "") WHERE a.is_target = 1 AND a.t >= s.t0 AND a.t <= s.t0 + \(window) GROUP BY s.actor, s.k)")
+            body = ratio("SELECT COUNT(*) AS numerator FROM hit", "SELECT COUNT(*) AS denominator FROM src")
+        case .actorShare:
+            ctes.append("per AS (SELECT actor, MAX(is_target) AS hit FROM ae WHERE (is_target = 1 OR is_pop = 1) AND t >= \(f) AND t < \(t) GROUP BY actor)")
+            body = "SELECT COALESCE(SUM(hit), 0) AS numerator, COUNT(*) AS denominator FROM per"
+        case .eventsPerActive:
+            body = ratio("SELECT COUNT(*) AS numerator FROM ae WHERE is_target = 1 AND t >= \(f) AND t < \(t)",
+                         "SELECT COUNT(*) AS denominator FROM (SELECT actor FROM ae WHERE is_open = 1 AND t >= \(f) AND t < \(t) GROUP BY actor) x")
+        case .sessionsWithout:
+            ctes.append("ss AS (SELECT session, MAX(is_pop) AS has_pop, MAX(is_exclude) AS bad FROM ae WHERE t >= \(f) AND t < \(t) GROUP BY session)")
+            body = "SELECT COALESCE(SUM(CASE WHEN bad = 0 THEN 1 ELSE 0 END), 0) AS numerator, COUNT(*) AS denominator FROM ss WHERE has_pop = 1"
+        }
+        return "WITH\n" + ctes.joined(separator: ",\n") + "\n" + body + dialect.querySuffix
+    }
+
+    /// One row from two single-row counts.
+    func ratio(_ numerator: String, _ denominator: String) -> String {
+        "SELECT nu.numerator AS numerator, de.denominator AS denominator FROM (\(numerator)) nu CROSS JOIN (\(denominator)) de"
+    }
+
+    /// The cohort: actors whose install time (first app_open, over all data) is in [from, to).
+    func cohortCTE(_ from: String, _ to: String) -> String {
+        "co AS (SELECT actor, t0 FROM (SELECT actor, MIN(t) AS t0 FROM ae WHERE is_open = 1 GROUP BY actor) x WHERE t0 >= \(from) AND t0 < \(to))"
+    }
+
+    /// `um` (with `--actor user`) and `ae`: the rows the measure reads, with flags and values.
+    func baseCTEs(_ query: KPIQuery) throws(QueryError) -> [String] {
+        let kpi = query.kpi
+        let access = PropertyAccess(catalog: catalog, dialect: dialect)
+        var ctes: [String] = []
+        var actor = "e.install_id"
+        var join = ""
+        if query.actor == .user {
+            ctes.append(ActorResolution.userMapCTE(dialect))
+            actor = "COALESCE(um.um_user, e.install_id)"
+            join = " LEFT JOIN um ON um.um_install = e.install_id"
+        }
+        func flag(_ matches: [EventMatch]) throws(QueryError) -> String {
+            guard !matches.isEmpty else { return "0" }
+            var parts: [String] = []
+            for match in matches { parts.append(try access.matches(events: match.events, filters: match.filters)) }
+            return "CASE WHEN \(parts.joined(separator: " OR ")) THEN 1 ELSE 0 END"
+        }
+        var columns = [
+            "\(actor) AS actor", "e.session_id AS session", "e.event_time_ms AS t", "e.event_id AS id",
+            "\(try flag([EventMatch(events: [Self.activeEvent])])) AS is_open",
+            "\(try flag(kpi.target.map { [$0] } ?? [])) AS is_target",
+            "\(try flag(kpi.source.map { [$0] } ?? [])) AS is_source",
+            "\(kpi.measure == .sessionsWithout && kpi.population.isEmpty ? "1" : try flag(kpi.population)) AS is_pop",
+            "\(try flag(kpi.exclude.map { [$0] } ?? [])) AS is_exclude",
+        ]
+        columns.append("\(try kpi.property.map { name throws(QueryError) in try access.text(name) } ?? dialect.nullText) AS pv")
+        columns.append("\(try kpi.key.map { name throws(QueryError) in try access.text(name) } ?? dialect.nullText) AS kv")
+        columns.append("\(kpi.measure == .latestValueDistribution ? try access.integer(kpi.property ?? "") : dialect.nullInteger) AS iv")
+        var amount = dialect.nullInteger
+        if !kpi.sums.isEmpty {
+            var cases: [String] = []
+            for sum in kpi.sums {
+                try PropertyAccess.checkIdentifier(sum.event)
+                cases.append("WHEN e.event_name = \(try dialect.literal(sum.event)) THEN \(try access.integer(sum.property))")
+            }
+            amount = "CASE \(cases.joined(separator: " ")) END"
+        }
+        columns.append("\(amount) AS amount")
+        ctes.append("""
+        ae AS (
+          SELECT \(columns.joined(separator: ",\n         "))
+          FROM events e\(join)\(try prefilter(query))
+        )
+        """)
+        return ctes
+    }
+
+    /// Rows the measure can need: its events only (all events for sessions), in the range it
+    /// reads. Cohort measures read all time (install time is the first app_open ever).
+    func prefilter(_ query: KPIQuery) throws(QueryError) -> String {
+        let kpi = query.kpi
+        var names = [Self.activeEvent]
+        for match in [kpi.target, kpi.source, kpi.exclude].compactMap({ $0 }) + kpi.population {
+            for name in match.events where !names.contains(name) { names.append(name) }
+        }
+        for sum in kpi.sums where !names.contains(sum.event) { names.append(sum.event) }
+        var conditions: [String] = []
+        if kpi.measure != .sessionsWithout || !kpi.population.isEmpty {
+            conditions.append("e.event_name IN \(try dialect.literalList(names))")
+        }
+        switch kpi.measure {
+        case .cohortConversion, .cohortMedianTime, .cohortReturn: break
+        default:
+            conditions.append("e.event_time_ms >= \(query.fromMs)")
+            conditions.append("e.event_time_ms < \(query.toMs &+ (kpi.windowSeconds ?? 0) * 1000)")
+        }
+        return conditions.isEmpty ? "" : "\n  WHERE " + conditions.joined(separator: " AND ")
+    }
+}

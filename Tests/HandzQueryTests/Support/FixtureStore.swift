@@ -1,0 +1,110 @@
+import Foundation
+import HandzAnalysis
+import HandzAnalyticsCore
+import HandzQuery
+import HandzSQLite
+import HandzStore
+import HandzTestSupport
+
+/// One stored event of a fixture, as the store holds it.
+struct FixtureEvent {
+    var id: UInt8
+    var name: String
+    var timeMs: Int64
+    var install: String
+    var user: String? = nil
+    var session = "s"
+    var userState = "free"
+    var networkState = "online"
+    /// The `properties` object as JSON values (`"\"cold\""`, `true`, `3`).
+    var properties: [String: String] = [:]
+
+    /// 16 bytes: `id` first, so fixtures choose the tie-break order explicitly.
+    var eventID: [UInt8] { [id] + [UInt8](repeating: 0, count: 15) }
+
+    /// A property as the catalog writes values (JSON strings unquoted).
+    func text(_ name: String) -> String? {
+        switch name {
+        case "user_state": return userState
+        case "network_state": return networkState
+        case "install_id": return install
+        case "session_id": return session
+        default:
+            guard let raw = properties[name] else { return nil }
+            if raw.hasPrefix("\"") {
+                return (try? JSONSerialization.jsonObject(with: Data(raw.utf8), options: .fragmentsAllowed)) as? String
+            }
+            return raw
+        }
+    }
+}
+
+/// A real store file (the store's own schema) holding fixture events, analysed with the
+/// SQLite SQL the builders write.
+struct FixtureStore {
+    let directory: URL
+    let path: String
+
+    init(_ events: [FixtureEvent]) throws {
+        directory = try temporaryDirectory("handz-query")
+        path = directory.appendingPathComponent("store.sqlite").path
+        let database = try SQLiteDatabase(path: path)
+        try StoreSchema.migrate(database, nowMs: 0)
+        let insert = try database.prepare("""
+            INSERT INTO events (event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id, user_state,
+              app_version, build_number, platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties)
+            VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, '1.0', '1', 'iOS', 'iOS 18.6', 'iPhone15,2', 'en_US', 'UTC', ?8, 'test', '1', ?9)
+            """)
+        try database.transaction {
+            for event in events {
+                let properties = "{" + event.properties.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+                try insert.run([.blob(event.eventID), .text(event.name), .integer(event.timeMs), .text(event.install), .text(event.session),
+                                event.user.map { .text($0) } ?? .null, .text(event.userState), .text(event.networkState), .text(properties)])
+            }
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    func analysis() throws -> StoreAnalysis { try StoreAnalysis(path: path, catalog: RepositoryCatalog.catalog) }
+
+    /// The funnel's rows as the SQL returns them (breakdown, step) → (actors, median ms).
+    func funnel(_ query: FunnelQuery) throws -> [FunnelKey: FunnelValue] {
+        let report = try analysis().funnel(query)
+        return FunnelKey.table(report)
+    }
+}
+
+struct FunnelKey: Hashable, CustomStringConvertible {
+    var bucket: String??
+    var step: Int
+    var description: String { "\(bucket.map { $0 ?? "null" } ?? "all")/\(step)" }
+
+    /// Non-zero steps of a report, overall (`bucket == nil`) and per breakdown value.
+    static func table(_ report: FunnelReport) -> [FunnelKey: FunnelValue] {
+        var out: [FunnelKey: FunnelValue] = [:]
+        for step in report.steps where step.actors > 0 {
+            out[FunnelKey(bucket: nil, step: step.index)] = FunnelValue(actors: step.actors, medianMs: step.medianMsFromPrevious)
+        }
+        for bucket in report.breakdown ?? [] {
+            for step in bucket.steps where step.actors > 0 {
+                out[FunnelKey(bucket: .some(bucket.value), step: step.index)] = FunnelValue(actors: step.actors, medianMs: step.medianMsFromPrevious)
+            }
+        }
+        return out
+    }
+}
+
+struct FunnelValue: Equatable, CustomStringConvertible {
+    var actors: Int64
+    var medianMs: Int64?
+    var description: String { "\(actors) (\(medianMs.map(String.init) ?? "–"))" }
+}
+
+/// A funnel of real catalog events, for fixtures.
+func fixtureFunnel(_ steps: [[String]], windowSeconds: Int64 = 3_600, filters: [Int: [PropertyFilter]] = [:]) -> FunnelDefinition {
+    FunnelDefinition(
+        id: "T", title: "fixture", spec: "test", windowSeconds: windowSeconds, success: "test",
+        steps: steps.enumerated().map { FunnelStep(events: $1, filters: filters[$0 + 1] ?? []) }
+    )
+}

@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Every funnel and every KPI gives identical numbers on every engine.
+
+Loads the events of one SQLite store (filled by `handz-analytics import`) into PostgreSQL, DuckDB,
+ClickHouse (chdb) and Spark SQL (local mode), each with the table from
+`handz-analytics sql ddl --dialect D`, runs the SQL from `handz-analytics sql funnel|kpi ...
+--dialect D` on each, and compares the integers with `handz-analytics funnel|kpi ... --format json`
+on the SQLite store. BigQuery SQL is parsed with sqlglot. Exits 1 on any difference.
+
+Never prints event values: only query names, counts and medians.
+"""
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from decimal import Decimal
+
+DIALECTS = ["postgres", "duckdb", "clickhouse", "spark"]
+
+
+def cli(binary, *args):
+    result = subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
+    if result.returncode != 0:
+        raise RuntimeError(f"handz-analytics {' '.join(args)} failed ({result.returncode}): {result.stderr.strip()}")
+    return result.stdout
+
+
+def read_store(path):
+    """The stored events with event_id as canonical lowercase UUID text."""
+    db = sqlite3.connect(path)
+    columns = [row[1] for row in db.execute("PRAGMA table_info(events)")]
+    rows = []
+    for row in db.execute(f"SELECT {', '.join(columns)} FROM events"):
+        values = list(row)
+        values[0] = str(uuid.UUID(bytes=bytes(values[0])))
+        rows.append(values)
+    return columns, rows
+
+
+def statements(ddl):
+    return [part.strip() for part in ddl.split(";") if part.strip()]
+
+
+# ---------------------------------------------------------------------------------------- engines
+class Postgres:
+    name = "postgres"
+
+    def __init__(self, dsn, ddl, columns, rows):
+        import psycopg
+        self.connection = psycopg.connect(dsn, autocommit=True)
+        with self.connection.cursor() as cursor:
+            cursor.execute("DROP TABLE IF EXISTS events")
+            for statement in statements(ddl):
+                cursor.execute(statement)
+            with cursor.copy(f"COPY events ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            cursor.execute("ANALYZE events")
+
+    def query(self, sql):
+        with self.connection.cursor() as cursor:
+            cursor.execute(sql)
+            return [list(row) for row in cursor.fetchall()]
+
+    def close(self):
+        self.connection.close()
+
+
+class DuckDB:
+    name = "duckdb"
+
+    def __init__(self, ndjson, ddl, columns):
+        import duckdb
+        self.connection = duckdb.connect()
+        for statement in statements(ddl):
+            self.connection.execute(statement)
+        self.connection.execute(
+            f"INSERT INTO events SELECT {', '.join(columns)} FROM read_ndjson(?, columns = {{{self.column_types(columns)}}})",
+            [ndjson])
+
+    @staticmethod
+    def column_types(columns):
+        types = {"event_time_ms": "BIGINT", "received_time_ms": "BIGINT"}
+        return ", ".join(f"'{c}': '{types.get(c, 'VARCHAR')}'" for c in columns)
+
+    def query(self, sql):
+        return [list(row) for row in self.connection.execute(sql).fetchall()]
+
+    def close(self):
+        self.connection.close()
+
+
+class ClickHouse:
+    name = "clickhouse"
+
+    def __init__(self, ndjson, ddl, columns, path):
+        from chdb import session
+        self.session = session.Session(path)
+        self.session.query("DROP TABLE IF EXISTS events")
+        for statement in statements(ddl):
+            self.session.query(statement)
+        self.session.query(f"INSERT INTO events SELECT {', '.join(columns)} FROM file('{ndjson}', 'JSONEachRow')")
+
+    def query(self, sql):
+        result = self.session.query(sql, "JSONCompact")
+        data = json.loads(str(result) or '{"data": []}')
+        return [[int(v) if isinstance(v, str) and v.lstrip("-").isdigit() else v for v in row] for row in data["data"]]
+
+    def close(self):
+        self.session.close()
+
+
+class Spark:
+    name = "spark"
+
+    def __init__(self, ndjson, ddl, columns, work):
+        from pyspark.sql import SparkSession
+        self.spark = (SparkSession.builder.master("local[2]").appName("handz-engine-agreement")
+                      .config("spark.ui.enabled", "false")
+                      .config("spark.ui.showConsoleProgress", "false")
+                      .config("spark.sql.shuffle.partitions", "2")
+                      .config("spark.sql.session.timeZone", "UTC")
+                      .config("spark.sql.catalogImplementation", "in-memory")
+                      .config("spark.sql.warehouse.dir", os.path.join(work, "spark-warehouse"))
+                      .config("spark.driver.memory", "2g")
+                      .getOrCreate())
+        self.spark.sparkContext.setLogLevel("ERROR")
+        self.spark.sql("DROP TABLE IF EXISTS events")
+        for statement in statements(ddl):
+            self.spark.sql(statement)
+        schema = ", ".join(f"{c} {'BIGINT' if c.endswith('_ms') else 'STRING'}" for c in columns)
+        self.spark.read.schema(schema).json(ndjson).createOrReplaceTempView("events_source")
+        self.spark.sql(f"INSERT INTO events SELECT {', '.join(columns)} FROM events_source")
+        self.spark.sql("CACHE TABLE events")
+
+    def query(self, sql):
+        return [list(row) for row in self.spark.sql(sql).collect()]
+
+    def close(self):
+        self.spark.stop()
+
+
+# ---------------------------------------------------------------------------------- normalising
+def funnel_rows(rows):
+    """(breakdown, step) -> (actors, median_ms), from SQL rows."""
+    return {(r[0], int(r[1])): (int(r[2]), None if r[3] is None else int(r[3])) for r in rows}
+
+
+def funnel_expected(report):
+    out = {}
+
+    def add(value, steps):
+        for step in steps:
+            if step["actors"] == 0:
+                continue
+            median = step["median_seconds_from_previous"]
+            out[(value, step["index"])] = (step["actors"], None if median is None else int(Decimal(str(median)) * 1000))
+
+    if "breakdown" in report:
+        for bucket in report["breakdown"]:
+            add(bucket["value"], bucket["steps"])
+    else:
+        add(None, report["steps"])
+    return out
+
+
+def kpi_rows(measure, rows):
+    if measure == "cohort_median_time":
+        median, actors = rows[0] if rows else (None, 0)
+        return ("median", None if median is None else int(median), int(actors or 0))
+    if measure == "latest_value_distribution":
+        return ("distribution", sorted((None if r[0] is None else int(r[0]), int(r[1])) for r in rows))
+    numerator, denominator = rows[0]
+    return ("ratio", int(numerator or 0), int(denominator or 0))
+
+
+def kpi_expected(report):
+    if report["measure"] == "cohort_median_time":
+        return ("median", report["median_ms"], report["denominator"])
+    if report["measure"] == "latest_value_distribution":
+        return ("distribution", sorted((b["value"], b["count"]) for b in report["distribution"]))
+    return ("ratio", report["numerator"], report["denominator"])
+
+
+# ---------------------------------------------------------------------------------------- cases
+def cases(catalog_kpis, start, end, narrow_from, narrow_to):
+    """(label, kind, cli arguments without --format/--dialect/--db)."""
+    out = []
+    full = ["--from", start, "--to", end]
+    narrow = ["--from", narrow_from, "--to", narrow_to]
+    breakdowns = {"F0": "start_type", "F1": "network_state", "F2": "user_state", "F3": "user_state", "F4": "goal_type"}
+    for funnel in ["F0", "F1", "F2", "F3", "F4"]:
+        out.append((f"funnel {funnel}", "funnel", [funnel, *full]))
+        out.append((f"funnel {funnel} narrow range, window 1d", "funnel", [funnel, *narrow, "--window", "1d"]))
+        out.append((f"funnel {funnel} actor user", "funnel", [funnel, *full, "--actor", "user"]))
+        out.append((f"funnel {funnel} breakdown {breakdowns[funnel]}", "funnel", [funnel, *narrow, "--breakdown", breakdowns[funnel]]))
+    for kpi in catalog_kpis:
+        out.append((f"kpi {kpi}", "kpi", [kpi, *full]))
+        out.append((f"kpi {kpi} actor user, narrow", "kpi", [kpi, *narrow, "--actor", "user"]))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--db", required=True, help="SQLite store filled by handz-analytics import")
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--postgres", help="libpq connection string; omit to skip PostgreSQL")
+    parser.add_argument("--engines", default=",".join(DIALECTS))
+    parser.add_argument("--from", dest="start", required=True)
+    parser.add_argument("--to", dest="end", required=True)
+    parser.add_argument("--narrow-from", required=True)
+    parser.add_argument("--narrow-to", required=True)
+    args = parser.parse_args()
+
+    started = time.monotonic()
+    columns, rows = read_store(args.db)
+    ndjson = os.path.join(args.work, "events-rows.ndjson")
+    with open(ndjson, "w") as out:
+        for row in rows:
+            out.write(json.dumps(dict(zip(columns, row))) + "\n")
+    print(f"dataset: {len(rows)} stored events")
+
+    kpis = [line.split(",")[0] for line in cli(args.binary, "kpi", "--all", "--db", args.db, "--format", "csv").splitlines()[1:]]
+    all_cases = cases(kpis, args.start, args.end, args.narrow_from, args.narrow_to)
+
+    # Expected answers: the CLI on the SQLite store.
+    expected = {}
+    for label, kind, arguments in all_cases:
+        report = json.loads(cli(args.binary, kind, *arguments, "--db", args.db, "--format", "json"), parse_float=Decimal)
+        expected[label] = funnel_expected(report) if kind == "funnel" else kpi_expected(report)
+    measures = {}
+    for label, kind, arguments in all_cases:
+        if kind == "kpi":
+            report = json.loads(cli(args.binary, "kpi", *arguments, "--db", args.db, "--format", "json"))
+            measures[label] = report["measure"]
+
+    failures = 0
+    passed = 0
+
+    # BigQuery: the SQL must parse.
+    import sqlglot
+    for label, kind, arguments in all_cases:
+        sql = cli(args.binary, "sql", kind, *arguments, "--dialect", "bigquery")
+        try:
+            sqlglot.parse_one(sql, read="bigquery")
+            passed += 1
+        except sqlglot.errors.ParseError as error:
+            failures += 1
+            print(f"FAIL bigquery {label}: does not parse ({str(error).splitlines()[0]})")
+    print(f"bigquery: {len(all_cases)} queries parsed with sqlglot {sqlglot.__version__}")
+
+    engines = [name for name in args.engines.split(",") if name]
+    for name in engines:
+        engine_started = time.monotonic()
+        ddl = cli(args.binary, "sql", "ddl", "--dialect", name)
+        if name == "postgres":
+            if not args.postgres:
+                print("postgres: skipped (no server)")
+                continue
+            engine = Postgres(args.postgres, ddl, columns, rows)
+        elif name == "duckdb":
+            engine = DuckDB(ndjson, ddl, columns)
+        elif name == "clickhouse":
+            engine = ClickHouse(ndjson, ddl, columns, os.path.join(args.work, "chdb"))
+        elif name == "spark":
+            engine = Spark(ndjson, ddl, columns, args.work)
+        else:
+            raise SystemExit(f"unknown engine {name}")
+        count = engine.query("SELECT COUNT(*) FROM events")[0][0]
+        if int(count) != len(rows):
+            failures += 1
+            print(f"FAIL {name}: loaded {count} events, expected {len(rows)}")
+        mismatches = 0
+        for label, kind, arguments in all_cases:
+            sql = cli(args.binary, "sql", kind, *arguments, "--dialect", name)
+            try:
+                result = engine.query(sql)
+            except Exception as error:  # noqa: BLE001 - report and go on
+                failures += 1
+                mismatches += 1
+                print(f"FAIL {name} {label}: query failed: {str(error).splitlines()[0][:300]}")
+                continue
+            got = funnel_rows(result) if kind == "funnel" else kpi_rows(measures[label], result)
+            if got != expected[label]:
+                failures += 1
+                mismatches += 1
+                print(f"FAIL {name} {label}:\n  sqlite: {sorted(expected[label].items(), key=str) if kind == 'funnel' else expected[label]}\n"
+                      f"  {name}: {sorted(got.items(), key=str) if kind == 'funnel' else got}")
+            else:
+                passed += 1
+        engine.close()
+        print(f"{name}: {len(all_cases) - mismatches}/{len(all_cases)} queries identical to SQLite ({time.monotonic() - engine_started:.1f} s)")
+
+    print(f"engine agreement: {time.monotonic() - started:.1f} s")
+    print(f"{passed} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
