@@ -4,7 +4,7 @@ import HandzStore
 
 /// `handz-analytics import`: loads an NDJSON file into the store through the ingestion
 /// endpoint's own path — the same validator, the same `BatchProcessor`, the same
-/// `SQLiteEventStore.append` — in batches of up to 1,000 lines, under the key id `import`.
+/// `EventStore.append` — in batches of up to 1,000 lines, under the key id `import`.
 /// Rejected lines go to the quarantine (where and why, never what) and are never stored;
 /// retried lines (an `event_id` already stored) count as duplicates.
 public struct EventImporter {
@@ -23,11 +23,11 @@ public struct EventImporter {
     /// Batches handed to the store at once, so its group commit can merge them.
     static let batchesInFlight = 4
 
-    let store: SQLiteEventStore
+    let store: any EventStore
     let catalog: CompiledCatalog
     let clock: @Sendable () -> Date
 
-    public init(store: SQLiteEventStore, catalog: Catalog, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any EventStore, catalog: Catalog, clock: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.catalog = CompiledCatalog(catalog)
         self.clock = clock

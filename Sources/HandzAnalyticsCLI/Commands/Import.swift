@@ -32,8 +32,14 @@ struct Import: AsyncParsableCommand {
         var configuration = StoreConfiguration()
         configuration.synchronous = .normal
         let store = try SQLiteEventStore(path: db, configuration: configuration)
-        defer { store.close() }
-        let summary = try await EventImporter(store: store, catalog: catalog).importLines(from: handle)
+        let summary: EventImporter.Summary
+        do {
+            summary = try await EventImporter(store: store, catalog: catalog).importLines(from: handle)
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
         var json = JSONText()
         json.beginObject()
         json.field("lines", summary.lines)
