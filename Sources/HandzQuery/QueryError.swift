@@ -15,6 +15,8 @@ public enum QueryError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidRange(String)
     /// A window that is not positive.
     case invalidWindow
+    /// The lake source with a dialect that cannot read it (``EventSource/lakeDialects``).
+    case unsupportedSource(String)
 
     public var code: String {
         switch self {
@@ -24,6 +26,7 @@ public enum QueryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidBreakdown: "invalid_breakdown"
         case .invalidRange: "invalid_range"
         case .invalidWindow: "invalid_window"
+        case .unsupportedSource: "unsupported_source"
         }
     }
 
@@ -35,6 +38,7 @@ public enum QueryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidBreakdown(let reason): "\(code): \(reason)"
         case .invalidRange(let reason): "\(code): \(reason)"
         case .invalidWindow: "\(code): the window must be a positive duration"
+        case .unsupportedSource(let dialect): "\(code): the lake source is read by spark, clickhouse and duckdb, not \(dialect)"
         }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A throwaway PostgreSQL server on a loopback port, from the Debian binaries (`postgresql`
 /// package; `scripts/test.sh` installs it). One per test process, started on first use, each test
@@ -60,26 +63,34 @@ public final class PostgresTestServer: @unchecked Sendable {
         return try run(["/usr/bin/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database, "-At", "-c", sql], asPostgres: false)
     }
 
+    /// Runs a command to completion with posix_spawn and a blocking waitpid. Foundation's
+    /// `Process` is not used here: `pg_ctl start` daemonizes, and on Linux `waitUntilExit` was
+    /// seen to hang with the wrapper left a zombie. Output goes to a file, not a pipe, because the
+    /// daemon inherits the descriptors and a pipe would never reach end-of-file.
     @discardableResult
     func run(_ arguments: [String], asPostgres: Bool? = nil) throws -> String {
-        let process = Process()
         let wrap = asPostgres ?? runAsPostgres
-        process.executableURL = URL(fileURLWithPath: wrap ? "/usr/sbin/runuser" : arguments[0])
-        process.arguments = wrap ? ["-u", "postgres", "--"] + arguments : Array(arguments.dropFirst())
-        // Output goes to a file, not a pipe: `pg_ctl start` leaves the server holding its
-        // descriptors, and a pipe would never reach end-of-file.
-        let outputPath = directory.appendingPathComponent("cmd-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: outputPath.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputPath)
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        try? output.close()
-        let data = (try? Data(contentsOf: outputPath)) ?? Data()
-        try? FileManager.default.removeItem(at: outputPath)
-        guard process.terminationStatus == 0 else {
-            throw StartFailure(reason: "\(URL(fileURLWithPath: arguments[0]).lastPathComponent) exited \(process.terminationStatus): \(String(decoding: data.prefix(500), as: UTF8.self))")
+        let argv = wrap ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments
+        let outputPath = directory.appendingPathComponent("cmd-\(UUID().uuidString).out").path
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArguments { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
+        guard spawned == 0 else { throw StartFailure(reason: "cannot run \(argv[0]): errno \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let data = FileManager.default.contents(atPath: outputPath) ?? Data()
+        let exited = status & 0x7f == 0
+        let code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            throw StartFailure(reason: "\(URL(fileURLWithPath: arguments[0]).lastPathComponent) exited \(exited ? code : -1): \(String(decoding: data.prefix(500), as: UTF8.self))")
         }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -58,14 +58,13 @@ extension SQLCommand {
 
         @OptionGroup var catalogOptions: CatalogOptions
         @OptionGroup var kpis: KPIOptions
-
-        @Option(help: "sqlite, postgres, duckdb, clickhouse, spark or bigquery.")
-        var dialect: SQLDialect
+        @OptionGroup var target: SQLTargetOptions
 
         func run() throws {
             let catalog = try catalogOptions.load()
-            let builder = KPISQLBuilder(catalog: catalog, dialect: dialect)
-            for query in try kpis.queries(catalog) {
+            let builder = KPISQLBuilder(catalog: catalog, dialect: target.dialect)
+            for var query in try kpis.queries(catalog) {
+                query.source = target.source
                 if kpis.all { print("-- \(query.kpi.id)") }
                 print(try usage { try builder.sql(query) } + (kpis.all ? ";\n" : ""))
             }

@@ -17,14 +17,13 @@ struct SQLCommand: ParsableCommand {
 
         @OptionGroup var catalogOptions: CatalogOptions
         @OptionGroup var funnel: FunnelOptions
-
-        @Option(help: "sqlite, postgres, duckdb, clickhouse, spark or bigquery.")
-        var dialect: SQLDialect
+        @OptionGroup var target: SQLTargetOptions
 
         func run() throws {
             let catalog = try catalogOptions.load()
-            let query = try funnel.query(catalog)
-            print(try usage { try FunnelSQLBuilder(catalog: catalog, dialect: dialect).sql(query) })
+            var query = try funnel.query(catalog)
+            query.source = target.source
+            print(try usage { try FunnelSQLBuilder(catalog: catalog, dialect: target.dialect).sql(query) })
         }
     }
 
@@ -36,6 +35,24 @@ struct SQLCommand: ParsableCommand {
 
         func run() {
             print(EventsDDL.createTable(dialect), terminator: "")
+        }
+    }
+}
+
+/// `--dialect D [--lake DIR]`: which engine the SQL is for, and whether it reads the `events`
+/// table or the exported lake (`export lake`).
+struct SQLTargetOptions: ParsableArguments {
+    @Option(help: "sqlite, postgres, duckdb, clickhouse, spark or bigquery.")
+    var dialect: SQLDialect
+
+    @Option(help: "Read the event lake written by `export lake` at this root instead of the events table (spark, clickhouse, duckdb).")
+    var lake: String?
+
+    var source: EventSource { lake.map(EventSource.lake) ?? .table }
+
+    func validate() throws {
+        if lake != nil, !EventSource.lakeDialects.contains(dialect) {
+            throw ValidationError("--lake works with \(EventSource.lakeDialects.map(\.rawValue).joined(separator: ", "))")
         }
     }
 }

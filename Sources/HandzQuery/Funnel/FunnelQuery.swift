@@ -28,15 +28,18 @@ public struct FunnelQuery: Sendable, Equatable {
     /// An exact duration in milliseconds (7d = 604,800,000 ms), never calendar arithmetic.
     public var windowMs: Int64
     public var actor: ActorKind
+    /// The `events` table, or the exported lake (``EventSource``).
+    public var source: EventSource
     /// A closed-set property (enum or boolean) carried by step 1's events, or nil.
     public var breakdown: String?
 
-    public init(funnel: FunnelDefinition, fromMs: Int64, toMs: Int64, windowMs: Int64? = nil, actor: ActorKind = .install, breakdown: String? = nil) {
+    public init(funnel: FunnelDefinition, fromMs: Int64, toMs: Int64, windowMs: Int64? = nil, actor: ActorKind = .install, breakdown: String? = nil, source: EventSource = .table) {
         self.funnel = funnel
         self.fromMs = fromMs
         self.toMs = toMs
         self.windowMs = windowMs ?? funnel.windowSeconds * 1000
         self.actor = actor
         self.breakdown = breakdown
+        self.source = source
     }
 }

@@ -33,7 +33,7 @@ public struct FunnelSQLBuilder {
         let from = String(query.fromMs), to = String(query.toMs)
         let horizon = String(query.toMs &+ query.windowMs)
 
-        var ctes: [String] = []
+        var ctes: [String] = try query.source.leadingCTEs(dialect)
         let actor: String
         if query.actor == .user {
             ctes.append(ActorResolution.userMapCTE(dialect))

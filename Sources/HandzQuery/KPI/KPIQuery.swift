@@ -6,12 +6,15 @@ public struct KPIQuery: Sendable, Equatable {
     public var fromMs: Int64
     public var toMs: Int64
     public var actor: ActorKind
+    /// The `events` table, or the exported lake (``EventSource``).
+    public var source: EventSource
 
-    public init(kpi: KPIDefinition, fromMs: Int64, toMs: Int64, actor: ActorKind = .install) {
+    public init(kpi: KPIDefinition, fromMs: Int64, toMs: Int64, actor: ActorKind = .install, source: EventSource = .table) {
         self.kpi = kpi
         self.fromMs = fromMs
         self.toMs = toMs
         self.actor = actor
+        self.source = source
     }
 
     /// Weeks are whole 7-day periods (604,800 s, exact) counted from `from`.

@@ -105,7 +105,7 @@ public struct KPISQLBuilder {
     func baseCTEs(_ query: KPIQuery) throws(QueryError) -> [String] {
         let kpi = query.kpi
         let access = PropertyAccess(catalog: catalog, dialect: dialect)
-        var ctes: [String] = []
+        var ctes: [String] = try query.source.leadingCTEs(dialect)
         var actor = "e.install_id"
         var join = ""
         if query.actor == .user {
