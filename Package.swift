@@ -66,6 +66,8 @@ let package = Package(
         ),
         // The event store: schema, migrations, group-commit writer, quarantine, privacy operations.
         .target(name: "HandzStore", dependencies: ["HandzAnalyticsCore", "HandzSQLite", "HandzSigning"]),
+        // The event lake: hourly gzip NDJSON partitions with manifests, exported from either store.
+        .target(name: "HandzLake", dependencies: ["HandzAnalyticsCore", "HandzStore", "HandzCompression", "HandzSigning"]),
         // The shared store for several ingest nodes: PostgreSQL through postgres-nio.
         .target(
             name: "HandzPostgresStore",
@@ -88,7 +90,7 @@ let package = Package(
         .target(
             name: "HandzServer",
             dependencies: [
-                "HandzIngest", "HandzCatalog", "HandzPostgresStore",
+                "HandzIngest", "HandzCatalog", "HandzPostgresStore", "HandzLake",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -134,7 +136,7 @@ let package = Package(
             name: "HandzAnalyticsCLI",
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
-                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis",
+                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzLake", "HandzPostgresStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -165,7 +167,7 @@ let package = Package(
             name: "HandzAnalyticsClientTests",
             dependencies: ["HandzAnalyticsClient", "HandzAnalyticsCLI", "HandzCatalog", "HandzSQLite", "HandzTestSupport", "HandzIngest"]
         ),
-        .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzTestSupport"]),
+        .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzLake", "HandzCompression", "HandzTestSupport"]),
         // Lint rules one by one, the CLI, and a fixture app built with the plugin (Tests/LintFixtureApp).
         .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(

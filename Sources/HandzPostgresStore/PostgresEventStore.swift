@@ -135,6 +135,29 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
         return salt
     }
 
+    /// One statement, so one snapshot; rows are streamed (postgres-nio applies backpressure).
+    public func exportEvents(receivedFromMs fromMs: Int64, toMs: Int64, _ body: @escaping @Sendable (ExportedEvent) throws -> Void) async throws {
+        let sql = "SELECT \(ExportedEvent.selectList(eventID: "event_id", properties: "properties::text")) FROM events "
+            + "WHERE received_time_ms >= $1 AND received_time_ms < $2 ORDER BY received_time_ms, event_id"
+        var bindings = PostgresBindings()
+        bindings.append(fromMs)
+        bindings.append(toMs)
+        let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            var failure: (any Error)?
+            let event = ExportedEvent.read(
+                text: { index in
+                    do { return try cells[index].decode(String?.self) } catch { failure = error; return nil }
+                },
+                integer: { index in
+                    do { return try cells[index].decode(Int64.self) } catch { failure = error; return 0 }
+                })
+            if let failure { throw failure }
+            try body(event)
+        }
+    }
+
     public func purge(receivedBeforeMs cutoffMs: Int64, nowMs: Int64) async throws -> PurgeResult {
         try await client.withTransaction(logger: logger) { connection in
             func count(_ sql: PostgresQuery) async throws -> Int {

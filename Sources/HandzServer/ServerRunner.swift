@@ -2,6 +2,7 @@ import Foundation
 import HandzAnalyticsCore
 import HandzCatalog
 import HandzIngest
+import HandzLake
 import HandzPostgresStore
 import HandzSigning
 import HandzStore
@@ -26,6 +27,12 @@ public struct ServerOptions: Sendable {
     public var accessLogPath: String?
     /// Longest wait for in-flight requests on SIGTERM before cancelling them.
     public var shutdownGraceSeconds = 15
+    /// Roll the event lake into this directory while serving (``LakeExportService``).
+    public var lakeDirectory: String?
+    /// Seconds between lake export ticks.
+    public var lakeIntervalSeconds = 300
+    /// Complete hours each tick re-exports.
+    public var lakeLookbackHours = 2
 
     public init(catalogDirectory: String) { self.catalogDirectory = catalogDirectory }
 }
@@ -72,8 +79,15 @@ public enum ServerRunner {
             onServerRunning: { channel in onListening(options.host, channel.localAddress?.port ?? options.port) },
             logger: logger
         )
+        var services: [any Service] = [StoreService(store: store), CatalogReloadService(service: service, logger: logger)]
+        if let lake = options.lakeDirectory {
+            services.append(LakeExportService(
+                store: store, exporter: LakeExporter(root: URL(fileURLWithPath: lake)), interval: .seconds(options.lakeIntervalSeconds),
+                lookbackHours: Int64(options.lakeLookbackHours), logger: logger))
+        }
+        services.append(app)
         var configuration = ServiceGroupConfiguration(
-            services: [StoreService(store: store), CatalogReloadService(service: service, logger: logger), app],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
         )
         configuration.maximumGracefulShutdownDuration = .seconds(options.shutdownGraceSeconds)

@@ -17,6 +17,9 @@ public protocol EventStore: AnyObject, Sendable {
     func purge(receivedBeforeMs: Int64, nowMs: Int64) async throws -> PurgeResult
     /// A short name for logs and health: "sqlite" or "postgres".
     var engine: String { get }
+    /// Hands every event received in `[fromMs, toMs)` to `body`, in (received_time_ms, event_id)
+    /// order, reading in a stream (memory does not grow with the range). For the lake export.
+    func exportEvents(receivedFromMs fromMs: Int64, toMs: Int64, _ body: @escaping @Sendable (ExportedEvent) throws -> Void) async throws
 }
 
 extension SQLiteEventStore: EventStore {
@@ -36,5 +39,9 @@ extension SQLiteEventStore: EventStore {
 
     public func purge(receivedBeforeMs: Int64, nowMs: Int64) async throws -> PurgeResult {
         try await Task.detached { try self.purge(receivedBeforeMs: receivedBeforeMs, nowMs: nowMs) as PurgeResult }.value
+    }
+
+    public func exportEvents(receivedFromMs fromMs: Int64, toMs: Int64, _ body: @escaping @Sendable (ExportedEvent) throws -> Void) async throws {
+        try await Task.detached { try self.exportEventsNow(receivedFromMs: fromMs, toMs: toMs, body) }.value
     }
 }

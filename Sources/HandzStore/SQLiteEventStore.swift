@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 import HandzSQLite
 
 /// The embedded event store: one SQLite file in WAL mode.
@@ -80,6 +81,27 @@ public final class SQLiteEventStore: @unchecked Sendable {
 
     func withConnection<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
         try body(try Self.open(path: path, configuration: configuration))
+    }
+
+    /// ``EventStore/exportEvents(receivedFromMs:toMs:_:)`` on the calling thread, one row at a time
+    /// from a read transaction (a consistent snapshot while the writer goes on).
+    public func exportEventsNow(receivedFromMs fromMs: Int64, toMs: Int64, _ body: (ExportedEvent) throws -> Void) throws {
+        try withConnection { database in
+            try database.transaction("DEFERRED") {
+                let statement = try database.prepare("""
+                    SELECT \(ExportedEvent.selectList(eventID: "event_id", properties: "properties"))
+                    FROM events WHERE received_time_ms >= ?1 AND received_time_ms < ?2 \(ExportOrder.sql)
+                    """)
+                defer { statement.reset() }
+                try statement.bind([.integer(fromMs), .integer(toMs)])
+                while try statement.step() {
+                    let id = statement.blob(0)
+                    var event = ExportedEvent.read(text: { statement.text(Int32($0)) }, integer: { statement.int64(Int32($0)) })
+                    event.eventID = id.count == 16 ? UUIDText.canonical(id) : ""
+                    try body(event)
+                }
+            }
+        }
     }
 
     /// Counts over `[fromMs, toMs)` of receive time.

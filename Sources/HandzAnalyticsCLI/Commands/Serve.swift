@@ -61,6 +61,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @Option(help: "Roll the event lake into this directory while serving (as `export lake` does), every --lake-interval seconds.")
+    var lake: String?
+
+    @Option(help: "Seconds between lake exports; each re-exports the last two complete hours.")
+    var lakeInterval = 300
+
     func validate() throws {
         guard StoreConfiguration.Synchronous(rawValue: synchronous) != nil else { throw ValidationError("--synchronous must be full or normal") }
         if let store, !(store.hasPrefix("postgres://") || store.hasPrefix("postgresql://")) { throw ValidationError("--store must be a postgres:// URL") }
@@ -76,6 +82,8 @@ struct Serve: AsyncParsableCommand {
         options.storeURL = store
         options.keysPath = keys
         options.accessLogPath = accessLog
+        options.lakeDirectory = lake
+        options.lakeIntervalSeconds = max(1, lakeInterval)
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
         options.limits.maxBodyBytes = maxBodyBytes
         options.limits.maxDecompressedBytes = maxDecompressedBytes
