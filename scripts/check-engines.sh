@@ -13,49 +13,13 @@ RUN="$WORK_DIR/engines"
 rm -rf "$RUN"
 mkdir -p "$RUN"
 started=$SECONDS
-sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-
-# --- Debian packages: PostgreSQL server, Java for Spark (installed only when missing).
-need=()
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
-command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
-python3 -m venv --help >/dev/null 2>&1 || need+=(python3-venv)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing: ${need[*]}"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
-fi
-
-# --- Python engines, pinned to their major versions.
-VENV="$WORK_DIR/venv"
-[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-if ! "$VENV/bin/python" -c "import duckdb, chdb, pyspark, sqlglot, psycopg" 2>/dev/null; then
-  timeout 900 "$VENV/bin/pip" install -q --disable-pip-version-check \
-    'duckdb>=1,<3' 'chdb>=3,<5' 'pyspark>=4,<5' 'sqlglot>=25,<31' 'psycopg[binary]>=3,<4'
-fi
+# --- Debian packages (PostgreSQL, Java for Spark) and the Python engines, when missing.
+source scripts/lib/engines.sh
+engines_install
 
 # --- PostgreSQL on loopback, stopped on exit.
-PG_BIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
-PG_DATA="$RUN/pgdata"
-PG_USER="$(id -un)"
-as_pg() { "$@"; }
-if [ "$(id -u)" -eq 0 ]; then
-  id postgres >/dev/null 2>&1 || useradd --system --no-create-home postgres
-  PG_USER=postgres
-  as_pg() { runuser -u postgres -- "$@"; }
-fi
-PG_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
-mkdir -p "$PG_DATA" "$RUN/pgsock" "$RUN/pglog"
-chown -R "$PG_USER" "$PG_DATA" "$RUN/pgsock" "$RUN/pglog" 2>/dev/null || true
-chmod 755 "$RUN"
-stop_postgres() {
-  as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 30 stop >/dev/null 2>&1 || true
-}
-trap stop_postgres EXIT
-as_pg "$PG_BIN/initdb" -D "$PG_DATA" -U handz --auth=trust --locale=C -E UTF8 >/dev/null
-as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -w -t 60 -l "$RUN/pglog/postgres.log" \
-  -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $RUN/pgsock -c fsync=off -c work_mem=64MB" start >/dev/null
-POSTGRES_DSN="host=127.0.0.1 port=$PG_PORT user=handz dbname=postgres"
+source scripts/lib/postgres.sh
+postgres_start "$RUN"
 
 # --- One simulated dataset, imported into the SQLite store.
 # The debug build scripts/test.sh has already made (a release build of the server's dependencies

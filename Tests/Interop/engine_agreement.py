@@ -20,6 +20,10 @@ import uuid
 from decimal import Decimal
 
 DIALECTS = ["postgres", "duckdb", "clickhouse", "spark"]
+# Engines that read data already in place instead of loading the SQLite rows: the events table a
+# cluster of ingest nodes wrote to PostgreSQL (--postgres-store), and the lake `export lake` wrote
+# (--lake), read by each engine's own file reader through `sql ... --lake DIR`.
+IN_PLACE = ["postgres-store", "spark-lake", "clickhouse-lake", "duckdb-lake"]
 
 
 def cli(binary, *args):
@@ -70,6 +74,42 @@ class Postgres:
         self.connection.close()
 
 
+class PostgresStore(Postgres):
+    """The shared store the ingest nodes wrote; nothing is loaded."""
+    name = "postgres-store"
+
+    def __init__(self, dsn):
+        import psycopg
+        self.connection = psycopg.connect(dsn, autocommit=True)
+
+
+class LakeReader:
+    """No table: the SQL itself reads the lake's files (`sql funnel|kpi --lake DIR`)."""
+
+    def __init__(self, name, work):
+        self.name = name
+        if name == "duckdb-lake":
+            import duckdb
+            connection = duckdb.connect()
+            self.run = lambda sql: [list(row) for row in connection.execute(sql).fetchall()]
+            self.stop = connection.close
+        elif name == "clickhouse-lake":
+            self.engine = ClickHouse.__new__(ClickHouse)
+            from chdb import session
+            self.engine.session = session.Session(os.path.join(work, "chdb-lake"))
+            self.run, self.stop = self.engine.query, self.engine.close
+        else:
+            self.engine = Spark.__new__(Spark)
+            self.engine.spark = Spark.session(work)
+            self.run, self.stop = self.engine.query, self.engine.close
+
+    def query(self, sql):
+        return self.run(sql)
+
+    def close(self):
+        self.stop()
+
+
 class DuckDB:
     name = "duckdb"
 
@@ -117,18 +157,23 @@ class ClickHouse:
 class Spark:
     name = "spark"
 
-    def __init__(self, ndjson, ddl, columns, work):
+    @staticmethod
+    def session(work):
         from pyspark.sql import SparkSession
-        self.spark = (SparkSession.builder.master("local[2]").appName("handz-engine-agreement")
-                      .config("spark.ui.enabled", "false")
-                      .config("spark.ui.showConsoleProgress", "false")
-                      .config("spark.sql.shuffle.partitions", "2")
-                      .config("spark.sql.session.timeZone", "UTC")
-                      .config("spark.sql.catalogImplementation", "in-memory")
-                      .config("spark.sql.warehouse.dir", os.path.join(work, "spark-warehouse"))
-                      .config("spark.driver.memory", "2g")
-                      .getOrCreate())
-        self.spark.sparkContext.setLogLevel("ERROR")
+        spark = (SparkSession.builder.master("local[2]").appName("handz-engine-agreement")
+                 .config("spark.ui.enabled", "false")
+                 .config("spark.ui.showConsoleProgress", "false")
+                 .config("spark.sql.shuffle.partitions", "2")
+                 .config("spark.sql.session.timeZone", "UTC")
+                 .config("spark.sql.catalogImplementation", "in-memory")
+                 .config("spark.sql.warehouse.dir", os.path.join(work, "spark-warehouse"))
+                 .config("spark.driver.memory", "2g")
+                 .getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        return spark
+
+    def __init__(self, ndjson, ddl, columns, work):
+        self.spark = self.session(work)
         self.spark.sql("DROP TABLE IF EXISTS events")
         for statement in statements(ddl):
             self.spark.sql(statement)
@@ -210,7 +255,10 @@ def main():
     parser.add_argument("--db", required=True, help="SQLite store filled by handz-analytics import")
     parser.add_argument("--work", required=True)
     parser.add_argument("--postgres", help="libpq connection string; omit to skip PostgreSQL")
-    parser.add_argument("--engines", default=",".join(DIALECTS))
+    parser.add_argument("--postgres-store", help="libpq connection string of a store the ingest nodes filled (engine postgres-store)")
+    parser.add_argument("--lake", help="root of the lake written by export lake (engines spark-lake, clickhouse-lake, duckdb-lake)")
+    parser.add_argument("--engines", default=",".join(DIALECTS), help=f"comma-separated: {', '.join(DIALECTS + IN_PLACE)}")
+    parser.add_argument("--skip-bigquery", action="store_true")
     parser.add_argument("--from", dest="start", required=True)
     parser.add_argument("--to", dest="end", required=True)
     parser.add_argument("--narrow-from", required=True)
@@ -244,7 +292,7 @@ def main():
 
     # BigQuery: the SQL must parse.
     import sqlglot
-    for label, kind, arguments in all_cases:
+    for label, kind, arguments in ([] if args.skip_bigquery else all_cases):
         sql = cli(args.binary, "sql", kind, *arguments, "--dialect", "bigquery")
         try:
             sqlglot.parse_one(sql, read="bigquery")
@@ -252,13 +300,20 @@ def main():
         except sqlglot.errors.ParseError as error:
             failures += 1
             print(f"FAIL bigquery {label}: does not parse ({str(error).splitlines()[0]})")
-    print(f"bigquery: {len(all_cases)} queries parsed with sqlglot {sqlglot.__version__}")
+    if not args.skip_bigquery:
+        print(f"bigquery: {len(all_cases)} queries parsed with sqlglot {sqlglot.__version__}")
 
     engines = [name for name in args.engines.split(",") if name]
     for name in engines:
         engine_started = time.monotonic()
-        ddl = cli(args.binary, "sql", "ddl", "--dialect", name)
-        if name == "postgres":
+        dialect = name.split("-")[0]
+        lake = ["--lake", args.lake] if name.endswith("-lake") else []
+        ddl = cli(args.binary, "sql", "ddl", "--dialect", dialect)
+        if name == "postgres-store":
+            engine = PostgresStore(args.postgres_store)
+        elif name.endswith("-lake"):
+            engine = LakeReader(name, args.work)
+        elif name == "postgres":
             if not args.postgres:
                 print("postgres: skipped (no server)")
                 continue
@@ -271,13 +326,13 @@ def main():
             engine = Spark(ndjson, ddl, columns, args.work)
         else:
             raise SystemExit(f"unknown engine {name}")
-        count = engine.query("SELECT COUNT(*) FROM events")[0][0]
+        count = len(rows) if lake else engine.query("SELECT COUNT(*) FROM events")[0][0]
         if int(count) != len(rows):
             failures += 1
             print(f"FAIL {name}: loaded {count} events, expected {len(rows)}")
         mismatches = 0
         for label, kind, arguments in all_cases:
-            sql = cli(args.binary, "sql", kind, *arguments, "--dialect", name)
+            sql = cli(args.binary, "sql", kind, *arguments, "--dialect", dialect, *lake)
             try:
                 result = engine.query(sql)
             except Exception as error:  # noqa: BLE001 - report and go on
