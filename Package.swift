@@ -167,7 +167,7 @@ let package = Package(
             name: "HandzAnalyticsClientTests",
             dependencies: ["HandzAnalyticsClient", "HandzAnalyticsCLI", "HandzCatalog", "HandzSQLite", "HandzTestSupport", "HandzIngest"]
         ),
-        .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzLake", "HandzCompression", "HandzTestSupport"]),
+        .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzLake", "HandzCompression", "HandzSigning", "HandzTestSupport"]),
         // Lint rules one by one, the CLI, and a fixture app built with the plugin (Tests/LintFixtureApp).
         .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(
