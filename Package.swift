@@ -177,7 +177,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HandzDashboardsTests",
-            dependencies: ["HandzDashboards", "HandzAnalysis", "HandzCatalog", "HandzStore", "HandzSynthetic", "HandzTestSupport"]
+            dependencies: ["HandzDashboards", "HandzAnalysis", "HandzCatalog", "HandzStore", "HandzIngest", "HandzSynthetic", "HandzTestSupport"]
         ),
         .testTarget(
             name: "HandzIngestTests",
