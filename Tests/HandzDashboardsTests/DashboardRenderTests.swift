@@ -158,7 +158,8 @@ struct DashboardRenderTests {
                         checked += 1
                     case .histogram:
                         let values = events.compactMap { $0.integer(query.properties[0]) }
-                        let quantiles = try #require(tables["p-\(panel.id)-\(index)-quantiles"]).dropFirst()
+                        let quantiles = (tables["p-\(panel.id)-\(index)-quantiles"] ?? []).dropFirst()
+                        #expect(quantiles.count == query.quantiles.count, "\(panel.id)")
                         for (q, row) in zip(query.quantiles, quantiles) {
                             #expect(tableInteger(row[1]) == Quantile.lower(values, percent: q), "\(panel.id) p\(q)")
                         }

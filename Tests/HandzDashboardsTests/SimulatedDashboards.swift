@@ -83,7 +83,7 @@ extension SimulatedDashboards.Event {
     func text(_ name: String) -> String? {
         switch properties[name] {
         case let string as String: string
-        case let number as NSNumber: CFGetTypeID(number) == CFBooleanGetTypeID() ? (number.boolValue ? "true" : "false") : number.stringValue
+        case let number as NSNumber: number.stringValue  // integers (no dashboard groups or filters on a boolean)
         default: nil
         }
     }
