@@ -55,6 +55,9 @@ struct DashboardRender: ParsableCommand {
     @Option(help: "To (exclusive): UTC date or ISO-8601 time. Default: the day after the last stored event.")
     var to: String?
 
+    @Flag(help: "Print each panel's query time to standard error.")
+    var timings = false
+
     func validate() throws {
         for (option, value) in [("--from", from), ("--to", to)] where value.map({ parseUTC($0) == nil }) ?? false {
             throw ValidationError("\(option) must be a UTC date (2026-03-01) or ISO-8601 time")
@@ -72,7 +75,13 @@ struct DashboardRender: ParsableCommand {
         let toMs = to.flatMap(parseUTC) ?? stored.map { $0.last - $0.last % day + day } ?? fromMs + day
         guard fromMs < toMs else { throw ValidationError("--from must be before --to") }
         guard (toMs - fromMs) / day <= 3660 else { throw ValidationError("the range is longer than ten years; pass --from and --to") }
-        let data = try usage { try dashboards.map { try store.dashboard($0, fromMs: fromMs, toMs: toMs) } }
+        let data = try usage {
+            try dashboards.map { dashboard in
+                try store.dashboard(dashboard, fromMs: fromMs, toMs: toMs) { panel, seconds in
+                    if timings { FileHandle.standardError.write(Data(String(format: "%7.3f s  %@/%@\n", seconds, dashboard.id, panel.id).utf8)) }
+                }
+            }
+        }
         let pages = Report.pages(data, source: URL(fileURLWithPath: db).lastPathComponent, generatedAt: Format.time(Int64(started.timeIntervalSince1970 * 1000)))
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         for page in pages {
