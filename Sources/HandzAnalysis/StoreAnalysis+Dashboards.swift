@@ -15,17 +15,11 @@ extension StoreAnalysis {
         return EventQueryResult(query: query, rows: rows)
     }
 
-    /// Every panel of a dashboard over [from, to): the funnels, KPIs and event queries it names.
-    /// `timed` hears how long each panel's queries took (seconds).
-    public func dashboard(_ dashboard: DashboardDefinition, fromMs: Int64, toMs: Int64,
-                          timed: (PanelDefinition, Double) -> Void = { _, _ in }) throws -> DashboardData {
+    /// Every panel of a dashboard over [from, to): the funnels, KPIs and event queries it names
+    /// (one connection; ``DashboardRunner`` uses several).
+    public func dashboard(_ dashboard: DashboardDefinition, fromMs: Int64, toMs: Int64) throws -> DashboardData {
         var panels: [PanelData] = []
         for panel in dashboard.panels {
-            let started = ContinuousClock.now
-            defer {
-                let elapsed = ContinuousClock.now - started
-                timed(panel, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            }
             var sources: [SourceData] = []
             for source in panel.sources {
                 sources.append(SourceData(label: source.label, result: try run(source, fromMs: fromMs, toMs: toMs)))

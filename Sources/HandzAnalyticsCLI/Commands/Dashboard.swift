@@ -58,6 +58,9 @@ struct DashboardRender: ParsableCommand {
     @Flag(help: "Print each panel's query time to standard error.")
     var timings = false
 
+    @Option(help: "Read-only connections querying in parallel.")
+    var workers = 2
+
     func validate() throws {
         for (option, value) in [("--from", from), ("--to", to)] where value.map({ parseUTC($0) == nil }) ?? false {
             throw ValidationError("\(option) must be a UTC date (2026-03-01) or ISO-8601 time")
@@ -74,12 +77,12 @@ struct DashboardRender: ParsableCommand {
         let fromMs = from.flatMap(parseUTC) ?? stored.map { $0.first - $0.first % day } ?? RangeOptions.defaultFromMs
         let toMs = to.flatMap(parseUTC) ?? stored.map { $0.last - $0.last % day + day } ?? fromMs + day
         guard fromMs < toMs else { throw ValidationError("--from must be before --to") }
+        guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
         guard (toMs - fromMs) / day <= 3660 else { throw ValidationError("the range is longer than ten years; pass --from and --to") }
+        let printTimings = timings
         let data = try usage {
-            try dashboards.map { dashboard in
-                try store.dashboard(dashboard, fromMs: fromMs, toMs: toMs) { panel, seconds in
-                    if timings { FileHandle.standardError.write(Data(String(format: "%7.3f s  %@/%@\n", seconds, dashboard.id, panel.id).utf8)) }
-                }
+            try DashboardRunner.run(dashboards, path: db, catalog: catalog, fromMs: fromMs, toMs: toMs, workers: workers) { dashboard, panel, seconds in
+                if printTimings { FileHandle.standardError.write(Data(String(format: "%7.3f s  %@/%@\n", seconds, dashboard.id, panel.id).utf8)) }
             }
         }
         let pages = Report.pages(data, source: URL(fileURLWithPath: db).lastPathComponent, generatedAt: Format.time(Int64(started.timeIntervalSince1970 * 1000)))

@@ -62,7 +62,7 @@ public struct GrafanaExporter {
             for (part, sql) in try statements(source, chart: panel.chart) {
                 let refID = String(UnicodeScalar(UInt8(65 + targets.count)))
                 var target: [String: Any] = ["refId": refID, "rawSql": sql, "datasource": datasource]
-                let timeSeries = [.daily, .ratio, .sessions, .rolling].contains(part)
+                let timeSeries = [.daily, .ratio, .sessions].contains(part)
                 if macros.flavor == .postgres {
                     target["format"] = timeSeries ? "time_series" : "table"
                     target["rawQuery"] = true
@@ -108,7 +108,7 @@ public struct GrafanaExporter {
             let parts = try builder.statements(query, fromMs: 1, toMs: 2).map(\.part)
             return try parts.enumerated().map { index, part in
                 let sql = try macros.sql { try builder.statements(query, fromMs: $0, toMs: $1)[index].sql }
-                return (part, [.daily, .ratio, .sessions, .rolling].contains(part) ? timeSeries(sql, part: part) : sql)
+                return (part, [.daily, .ratio, .sessions].contains(part) ? timeSeries(sql, part: part) : sql)
             }
         }
     }
@@ -121,7 +121,12 @@ public struct GrafanaExporter {
         let start = "(\(macros.fromExpression) + q.day * \(EventQuery.dayMs))"
         let time = macros.flavor == .postgres ? "to_timestamp(\(start) / 1000.0)" : "fromUnixTimestamp64Milli(\(start))"
         var columns = "q.*"
-        if part != .daily {
+        if part == .sessions {
+            let metric = macros.flavor == .postgres ? "CAST(q.days AS TEXT) || '-day window'" : "concat(toString(q.days), '-day window')"
+            columns = macros.flavor == .postgres
+                ? "\(metric) AS metric, 100.0 * q.good / NULLIF(q.total, 0) AS percent"
+                : "\(metric) AS metric, if(q.total = 0, NULL, 100.0 * q.good / q.total) AS percent"
+        } else if part != .daily {
             let (numerator, denominator) = part == .ratio ? ("q.numerator", "q.denominator") : ("q.good", "q.total")
             columns = macros.flavor == .postgres
                 ? "100.0 * \(numerator) / NULLIF(\(denominator), 0) AS percent, q.*"

@@ -96,10 +96,9 @@ public struct EventStatement: Sendable, Equatable {
         case buckets
         /// `(q, value)`.
         case quantiles
-        /// `(day, good, total)`: sessions with events in the day, and those without a `match` event.
+        /// `(days, day, good, total)`: sessions with events in the `days` days ending with `day`
+        /// (clipped to `from`), and those without a `match` event; `days` is 1 and `rollingDays`.
         case sessions
-        /// `(day, good, total)` over the `rollingDays` days ending with `day` (clipped to `from`).
-        case rolling
         /// `(numerator, denominator)` of the `followed_by` KPI.
         case conversion
     }

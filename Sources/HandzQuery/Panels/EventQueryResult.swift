@@ -137,7 +137,12 @@ extension EventQueryResult {
             let quantiles = (rows[.quantiles] ?? []).map { Quantile(percent: $0.integers[0] ?? 0, value: $0.integers[1]) }.sorted { $0.percent < $1.percent }
             self = .histogram(buckets: buckets, quantiles: quantiles)
         case .sessionShare:
-            self = .sessions(daily: ratios(.sessions), rolling: ratios(.rolling))
+            func window(_ days: Int64) -> [DailyRatio] {
+                (rows[.sessions] ?? []).filter { $0.integers[0] == days }
+                    .map { DailyRatio(day: $0.integers[1] ?? 0, numerator: $0.integers[2] ?? 0, denominator: $0.integers[3] ?? 0) }
+                    .sorted { $0.day < $1.day }
+            }
+            self = .sessions(daily: window(1), rolling: window(query.rollingDays))
         case .followedBy:
             let row = rows[.conversion]?.first
             self = .conversion(numerator: row?.integers[0] ?? 0, denominator: row?.integers[1] ?? 0)

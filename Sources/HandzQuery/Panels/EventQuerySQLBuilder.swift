@@ -99,7 +99,7 @@ public struct EventQuerySQLBuilder {
             }
             return statements
         case .sessionShare:
-            guard query.rollingDays >= 1 else { throw .invalidRange("rolling_days must be at least 1") }
+            guard query.rollingDays >= 2 else { throw .invalidRange("rolling_days must be at least 2 (day 1 is the daily series)") }
             let perDay = """
             sd AS (
               SELECT session, day, MAX(bad) AS bad FROM (
@@ -109,24 +109,21 @@ public struct EventQuerySQLBuilder {
             """
             let offsets = (0..<query.rollingDays).map { "SELECT \(dialect.castInteger(String($0))) AS o" }.joined(separator: " UNION ALL ")
             let lastDay = dialect.integerDivision("\(to) - \(from) - 1", String(EventQuery.dayMs))
-            return [
-                EventStatement(part: .sessions, sql: """
-                WITH \(perDay)
-                SELECT day, COALESCE(SUM(1 - bad), 0) AS good, COUNT(*) AS total FROM sd GROUP BY day\(suffix)
-                """),
-                // Each (session, day) counts in the windows of days day … day + N − 1: an
-                // equi-join on a small offsets table instead of a range join.
-                EventStatement(part: .rolling, sql: """
-                WITH \(perDay),
-                os AS (\(offsets)),
-                rw AS (
-                  SELECT sd.day + os.o AS day, sd.session AS session, MAX(sd.bad) AS bad FROM sd CROSS JOIN os
-                  WHERE sd.day + os.o <= \(lastDay)
-                  GROUP BY sd.day + os.o, sd.session
-                )
-                SELECT day, COALESCE(SUM(1 - bad), 0) AS good, COUNT(*) AS total FROM rw GROUP BY day\(suffix)
-                """),
-            ]
+            // One statement for both series, so the events are read once: window 1 is the day
+            // itself; window N counts each (session, day) in the windows of days day … day+N−1
+            // (an equi-join on a small offsets table instead of a range join).
+            return [EventStatement(part: .sessions, sql: """
+            WITH \(perDay),
+            os AS (\(offsets)),
+            rw AS (
+              SELECT sd.day + os.o AS day, sd.session AS session, MAX(sd.bad) AS bad FROM sd CROSS JOIN os
+              WHERE sd.day + os.o <= \(lastDay)
+              GROUP BY sd.day + os.o, sd.session
+            )
+            SELECT \(dialect.castInteger("1")) AS days, day, COALESCE(SUM(1 - bad), 0) AS good, COUNT(*) AS total FROM sd GROUP BY day
+            UNION ALL
+            SELECT \(dialect.castInteger(String(query.rollingDays))) AS days, day, COALESCE(SUM(1 - bad), 0) AS good, COUNT(*) AS total FROM rw GROUP BY day\(suffix)
+            """)]
         case .followedBy:
             guard query.target != nil else { throw .invalidRange("followed_by needs a target") }
             let kpi = query.followedByKPI(id: "followed_by")
