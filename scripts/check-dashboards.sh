@@ -60,5 +60,5 @@ for page in "$RUN"/report/*.html; do
 done
 
 timeout 900 "$VENV/bin/python" Tests/Interop/dashboards_check.py --binary "$BIN" --db "$RUN/store.sqlite" --work "$RUN" \
-  --screenshots "$RUN/screenshots" --grafana "$RUN/grafana" --postgres "$POSTGRES_DSN" --from "$FROM" --to "$TO"
+  --screenshots "$RUN/screenshots" --grafana "$RUN/grafana" --report "$RUN/report" --postgres "$POSTGRES_DSN" --from "$FROM" --to "$TO"
 echo "dashboards check: $((SECONDS - started)) s; report in $RUN/report, screenshots in $RUN/screenshots"

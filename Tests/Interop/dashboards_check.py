@@ -6,15 +6,18 @@
 2. The Grafana JSON of both dialects parses and imports as is: schemaVersion, uid, title, the
    data source input, panels with gridPos, a data source type and at least one rawSql each.
 3. Every query, with Grafana's time macros replaced by the concrete range, runs on its engine —
-   PostgreSQL on loopback and ClickHouse through chdb — over the same simulated store (that the
-   builders' SQL gives the same integers on every engine is scripts/check-engines.sh's job).
+   PostgreSQL on loopback and ClickHouse through chdb — over the same simulated store; funnel and
+   single-value (KPI, conversion) panels return exactly the numbers the rendered report shows
+   for the same range, so the macros stand for the right bounds.
 
 Never prints event values: only dashboard, panel and query names, counts and sizes.
 """
 import argparse
 import glob
+import html
 import json
 import os
+import re
 import sys
 from datetime import datetime, timezone
 
@@ -81,8 +84,42 @@ def check_grafana(directory, flavor, dashboards):
             for target in targets:
                 if target.get("datasource", {}).get("type") != PLUGINS[flavor]:
                     failures.append(f"{name} / {title}: target data source type")
-                queries.append((name, title, target["refId"], target["rawSql"]))
+                queries.append((name, panel, ord(target["refId"]) - ord("A"), target["rawSql"]))
     return failures, queries
+
+
+def report_tables(directory):
+    """Panel title -> list of data tables (rows of cell texts, header first) from the report."""
+    panels = {}
+    for path in glob.glob(os.path.join(directory, "*.html")):
+        with open(path) as handle:
+            page = handle.read()
+        for section in re.findall(r'<section class="panel".*?</section>', page, re.S):
+            title = html.unescape(re.search(r"<h2[^>]*>(.*?)</h2>", section, re.S).group(1))
+            tables = []
+            for table in re.findall(r"<table.*?</table>", section, re.S):
+                rows = [[html.unescape(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)] for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+                tables.append(rows)
+            panels[title] = tables
+    return panels
+
+
+def number(cell):
+    return int(cell.replace(",", "")) if re.fullmatch(r"-?[\d,]+", cell) else None
+
+
+def compare(panel, tables, result, index):
+    """The report's numbers for a funnel or single-value panel against a Grafana query's rows."""
+    if panel["type"] == "barchart" and len(result) and len(result[0]) == 4 and tables and tables[0] and tables[0][0][:3] == ["Step", "Events", tables[0][0][2]]:
+        shown = [number(row[2]) for row in tables[0][1:]]
+        got = {int(r[1]): int(r[2]) for r in result if r[0] is None}
+        return shown == [got.get(step, 0) for step in range(1, len(shown) + 1)]
+    if panel["type"] == "table" and tables and tables[-1] and tables[-1][0] == ["Measure", "Value", "Numerator", "Denominator"]:
+        row = tables[-1][1 + index]
+        if row[2] == "–":  # a median: (median_ms, actors)
+            return number(row[3]) == int(result[0][1] or 0)
+        return [number(row[2]), number(row[3])] == [int(result[0][0] or 0), int(result[0][1] or 0)]
+    return None
 
 
 def main():
@@ -92,6 +129,7 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--screenshots", required=True)
     parser.add_argument("--grafana", required=True)
+    parser.add_argument("--report", required=True, help="the report rendered over --from/--to")
     parser.add_argument("--postgres", required=True)
     parser.add_argument("--from", dest="start", required=True)
     parser.add_argument("--to", dest="end", required=True)
@@ -101,6 +139,7 @@ def main():
     to_ms = int(datetime.fromisoformat(args.end).replace(tzinfo=timezone.utc).timestamp() * 1000)
     dashboards = len(glob.glob("dashboards/*.yaml"))
     failures = check_screenshots(args.screenshots, dashboards + 1)
+    shown = report_tables(args.report)
 
     columns, rows = read_store(args.db)
     ndjson = os.path.join(args.work, "events-rows.ndjson")
@@ -114,8 +153,9 @@ def main():
         failures += bad
         ddl = cli(args.binary, "sql", "ddl", "--dialect", flavor)
         engine = Postgres(args.postgres, ddl, columns, rows) if flavor == "postgres" else ClickHouse(ndjson, ddl, columns, os.path.join(args.work, "chdb"))
-        ran = 0
-        for name, title, ref, sql in queries:
+        ran = compared = 0
+        for name, panel, ref, sql in queries:
+            title = panel["title"]
             concrete = substitute(sql, flavor, from_ms, to_ms)
             if "$__" in concrete:
                 failures.append(f"{flavor} {name} / {title} {ref}: a macro left after substitution")
@@ -126,8 +166,14 @@ def main():
                 failures.append(f"{flavor} {name} / {title} {ref}: {type(error).__name__}: {str(error).splitlines()[0][:300]}")
                 continue
             ran += 1
+            same = compare(panel, shown.get(title, []), result, ref)
+            if same is False:
+                failures.append(f"{flavor} {name} / {title} {ref}: differs from the rendered report")
+            compared += same is True
         engine.close()
-        print(f"{flavor}: {ran} of {len(queries)} Grafana queries ran")
+        print(f"{flavor}: {ran} of {len(queries)} Grafana queries ran; {compared} funnel and single-value queries equal the report")
+        if compared < 10:
+            failures.append(f"{flavor}: only {compared} queries compared with the report")
 
     for failure in failures:
         print(f"FAIL {failure}")
