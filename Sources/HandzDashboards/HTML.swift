@@ -48,7 +48,9 @@ public enum Format {
     /// A number on an axis: integers grouped, fractions with up to two decimals.
     public static func axis(_ value: Double) -> String {
         if value == value.rounded() && abs(value) < 1e15 { return integer(Int64(value)) }
-        return String(format: "%.2f", value)
+        var text = String(format: "%.2f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
     }
 
     /// Seconds with one decimal (`142.3`); `–` for nil.

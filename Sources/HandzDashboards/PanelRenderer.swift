@@ -86,7 +86,7 @@ struct PanelRenderer {
             }
         }
         series = columns.map { ($0.name, $0.values.map { Double($0) }) }
-        var table = Table(caption: "\(panel.unit) per day (UTC days from the range start)", columns: ["Day"] + columns.map(\.name))
+        var table = Table(caption: "by UTC day from the range start; unit: \(panel.unit)", columns: ["Day"] + columns.map(\.name))
         var cumulative: [Int64] = []
         if panel.cumulative, let first = columns.first {
             var total: Int64 = 0
@@ -134,7 +134,7 @@ struct PanelRenderer {
             default: continue
             }
         }
-        var table = Table(caption: "\(panel.unit) per day (UTC days from the range start)", columns: ["Day"])
+        var table = Table(caption: "by UTC day from the range start; unit: \(panel.unit)", columns: ["Day"])
         for entry in perSeries {
             table.columns += ["\(entry.name): numerator", "denominator", "%"]
             var values = [Double?](repeating: nil, count: days)

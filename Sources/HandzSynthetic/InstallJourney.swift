@@ -141,7 +141,7 @@ struct InstallJourney {
         emit("practice_entry_attempt", [("target_type", .string("flow"))])
         let subscribed = context.userState == "trial" || context.userState == "pro"
         if !subscribed, random.chance(0.6) {
-            emit("paywall_viewed", [("paywall_id", .string("practice"))])
+            emit("paywall_viewed", [("paywall_id", .string("practice")), ("entry_point", .string(random.pick(["practice_tab", "practice_tab", "flow_detail", "mastery"])))])
             let converts = random.chance(0.35)
             paywallCTA("practice", converted: converts)
             if converts {
@@ -221,7 +221,7 @@ struct InstallJourney {
             context.userState = "free"
         } else if random.chance(0.05) {
             let paywall = random.pick(["saved_flows", "sharing", "other"])
-            emit("paywall_viewed", [("paywall_id", .string(paywall))])
+            emit("paywall_viewed", [("paywall_id", .string(paywall)), ("entry_point", .string(random.pick(["library", "share_link", "settings", "gate_prompt"])))])
             paywallCTA(paywall, converted: false)
         }
     }

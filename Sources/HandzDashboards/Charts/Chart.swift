@@ -6,13 +6,15 @@ import Foundation
 struct SVGCanvas {
     static let width = 720.0
     static let height = 280.0
-    /// Plot area margins: left leaves room for value labels, bottom for the axis title.
-    static let left = 78.0, right = 20.0, top = 16.0, bottom = 52.0
+    /// Plot area margins: left leaves room for value labels, top for the legend, bottom for the axis title.
+    static let left = 78.0, right = 20.0, top = 40.0, bottom = 52.0
     static var plotWidth: Double { width - left - right }
     static var plotHeight: Double { height - top - bottom }
     static let palette = ["#2b6cb0", "#dd6b20", "#2f855a", "#b83280", "#6b46c1", "#c53030", "#2c7a7b", "#975a16"]
 
     var body = ""
+    /// The drawing's height; charts whose content is shorter (a few bars) shrink it.
+    var height = Self.height
     let id: String
     let title: String
     let summary: String
@@ -26,7 +28,7 @@ struct SVGCanvas {
     mutating func add(_ element: String) { body += element + "\n" }
 
     func svg() -> String {
-        let w = Int(Self.width), h = Int(Self.height)
+        let w = Int(Self.width), h = Int(height)
         return """
         <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(w) \(h)" width="\(w)" height="\(h)" role="img" aria-labelledby="\(id)-title \(id)-desc" class="chart">
         <title id="\(id)-title">\(HTML.escape(title))</title>
@@ -52,7 +54,7 @@ struct SVGCanvas {
 
     /// The value axis (left): grid lines, tick labels and the axis title (the unit).
     mutating func valueAxis(maximum: Double, unit: String, percent: Bool = false) {
-        let ticks = Self.ticks(maximum)
+        let ticks = Self.ticks(maximum, integers: !percent)
         for tick in ticks {
             let y = Self.top + Self.plotHeight * (1 - tick / ticks.last!)
             line(Self.left, y, Self.width - Self.right, y, stroke: "#e2e8f0")
@@ -68,12 +70,14 @@ struct SVGCanvas {
         text(Self.left + Self.plotWidth / 2, Self.height - 6, title, size: 11)
     }
 
-    /// 0 … a round maximum ≥ `maximum`, in 4–5 steps of 1, 2, 2.5 or 5 × 10^k.
-    static func ticks(_ maximum: Double) -> [Double] {
+    /// 0 … a round maximum ≥ `maximum`, in 4–5 steps of 1, 2, 2.5 or 5 × 10^k (whole steps
+    /// for counts).
+    static func ticks(_ maximum: Double, integers: Bool = false) -> [Double] {
         guard maximum > 0, maximum.isFinite else { return [0, 1] }
         let raw = maximum / 4
         let magnitude = pow(10, floor(log10(raw)))
-        let step = [1, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? raw
+        var step = [1, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? raw
+        if integers { step = max(1, step.rounded(.up)) }
         let count = Int(ceil(maximum / step - 1e-9))
         return (0...max(count, 1)).map { Double($0) * step }
     }

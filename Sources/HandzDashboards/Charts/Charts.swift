@@ -8,7 +8,7 @@ enum Charts {
         let maximum = Double(steps.map(\.actors).max() ?? 0)
         canvas.valueAxis(maximum: maximum, unit: unit)
         canvas.categoryAxis(title: "Funnel step")
-        let scale = SVGCanvas.ticks(maximum).last!
+        let scale = SVGCanvas.ticks(maximum, integers: true).last!
         let slot = SVGCanvas.plotWidth / Double(max(steps.count, 1))
         for (index, step) in steps.enumerated() {
             let height = SVGCanvas.plotHeight * Double(step.actors) / scale
@@ -33,7 +33,7 @@ enum Charts {
         let maximum = series.flatMap { $0.values.compactMap { $0 } }.max().map { $0 * scaleFactor } ?? 0
         canvas.valueAxis(maximum: maximum, unit: unit, percent: percent)
         canvas.categoryAxis(title: "Day (UTC)")
-        let scale = SVGCanvas.ticks(maximum).last!
+        let scale = SVGCanvas.ticks(maximum, integers: !percent).last!
         let step = SVGCanvas.plotWidth / Double(max(days, 1))
         func x(_ day: Int) -> Double { SVGCanvas.left + step * (Double(day) + 0.5) }
         func y(_ value: Double) -> Double { SVGCanvas.top + SVGCanvas.plotHeight * (1 - value * scaleFactor / scale) }
@@ -54,7 +54,7 @@ enum Charts {
                 canvas.add("<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>")
             }
             let legendX = SVGCanvas.left + 8 + Double(index % 3) * 210
-            let legendY = SVGCanvas.top + 10 + Double(index / 3) * 14
+            let legendY = 12 + Double(index / 3) * 14
             canvas.rect(legendX, legendY - 8, 10, 10, fill: color)
             canvas.text(legendX + 14, legendY + 1, shorten(entry.name, 30), anchor: "start", size: 10)
         }
@@ -66,18 +66,19 @@ enum Charts {
         var canvas = SVGCanvas(id: id, title: title, summary: "Bar chart of \(rows.count) rows in \(unit).")
         let factor = percent ? 100.0 : 1.0
         let maximum = percent ? max(100, (rows.map(\.value).max() ?? 0) * factor) : (rows.map(\.value).max() ?? 0)
-        let scale = SVGCanvas.ticks(maximum).last!
-        let labelWidth = 230.0
+        let scale = SVGCanvas.ticks(maximum, integers: !percent).last!
+        let labelWidth = 230.0, top = 12.0
         let plotLeft = labelWidth + 10, plotWidth = SVGCanvas.width - plotLeft - 70
-        let rowHeight = min(26, (SVGCanvas.plotHeight + 10) / Double(max(rows.count, 1)))
-        for tick in SVGCanvas.ticks(maximum) {
+        let rowHeight = min(26, (SVGCanvas.plotHeight + 30) / Double(max(rows.count, 1)))
+        canvas.height = min(SVGCanvas.height, top + rowHeight * Double(rows.count) + 44)
+        for tick in SVGCanvas.ticks(maximum, integers: !percent) {
             let x = plotLeft + plotWidth * tick / scale
-            canvas.line(x, SVGCanvas.top, x, SVGCanvas.top + rowHeight * Double(rows.count), stroke: "#e2e8f0")
-            canvas.text(x, SVGCanvas.top + rowHeight * Double(rows.count) + 14, percent ? Format.axis(tick) + "%" : Format.axis(tick), size: 10)
+            canvas.line(x, top, x, top + rowHeight * Double(rows.count), stroke: "#e2e8f0")
+            canvas.text(x, top + rowHeight * Double(rows.count) + 14, percent ? Format.axis(tick) + "%" : Format.axis(tick), size: 10)
         }
-        canvas.text(plotLeft + plotWidth / 2, SVGCanvas.height - 6, unit, size: 11)
+        canvas.text(plotLeft + plotWidth / 2, canvas.height - 6, unit, size: 11)
         for (index, row) in rows.enumerated() {
-            let y = SVGCanvas.top + rowHeight * Double(index)
+            let y = top + rowHeight * Double(index)
             let width = plotWidth * row.value * factor / scale
             canvas.text(labelWidth, y + rowHeight * 0.65, shorten(row.label, 38), anchor: "end", size: 10)
             canvas.rect(plotLeft, y + rowHeight * 0.15, width, rowHeight * 0.7, fill: SVGCanvas.palette[index % 2 == 0 ? 0 : 6], label: "\(row.label): \(row.text)")
@@ -92,7 +93,7 @@ enum Charts {
         let maximum = Double(buckets.map(\.count).max() ?? 0)
         canvas.valueAxis(maximum: maximum, unit: unit)
         canvas.categoryAxis(title: valueTitle)
-        let scale = SVGCanvas.ticks(maximum).last!
+        let scale = SVGCanvas.ticks(maximum, integers: true).last!
         let slot = SVGCanvas.plotWidth / Double(max(buckets.count, 1))
         let labelEvery = max(1, Int(ceil(Double(buckets.count) / 10)))
         for (index, bucket) in buckets.enumerated() {
