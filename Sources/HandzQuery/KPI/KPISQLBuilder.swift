@@ -157,11 +157,21 @@ public struct KPISQLBuilder {
         return ctes
     }
 
+    /// Whether the measure reads `is_open` (install time or active actors).
+    static func readsActiveEvent(_ measure: KPIMeasure) -> Bool {
+        switch measure {
+        case .cohortConversion, .cohortMedianTime, .cohortReturn, .weeklyDistinctPerActive, .weeklyActorShare, .eventsPerActive: true
+        case .everyWeek, .weeklySumPerActor, .latestValueDistribution, .followedBy, .actorShare, .sessionsWithout: false
+        }
+    }
+
     /// Rows the measure can need: its events only (all events for sessions), in the range it
     /// reads. Cohort measures read all time (install time is the first app_open ever).
     func prefilter(_ query: KPIQuery) throws(QueryError) -> String {
         let kpi = query.kpi
-        var names = [Self.activeEvent]
+        // app_open only where the measure reads it (install time, active actors): it is the most
+        // frequent event, so reading it for nothing dominates the other measures' cost.
+        var names = Self.readsActiveEvent(kpi.measure) ? [Self.activeEvent] : []
         for match in [kpi.target, kpi.source, kpi.exclude].compactMap({ $0 }) + kpi.population {
             for name in match.events where !names.contains(name) { names.append(name) }
         }

@@ -107,22 +107,41 @@ public struct EventQuerySQLBuilder {
               ) x GROUP BY session, day
             )
             """
-            let offsets = (0..<query.rollingDays).map { "SELECT \(dialect.castInteger(String($0))) AS o" }.joined(separator: " UNION ALL ")
             let lastDay = dialect.integerDivision("\(to) - \(from) - 1", String(EventQuery.dayMs))
-            // One statement for both series, so the events are read once: window 1 is the day
-            // itself; window N counts each (session, day) in the windows of days day … day+N−1
-            // (an equi-join on a small offsets table instead of a range join).
+            let span = String(query.rollingDays - 1)
+            // Window N counts a session on day d when it has a day in [d − N + 1, d]. Each
+            // (session, day) row "owns" the windows from its day until the session's next day or
+            // N − 1 days later, so every window counts each session once; it is bad there until
+            // N − 1 days after the session's last bad day so far. The owned ranges become +1/−1
+            // steps per day, summed in day order: linear in (session, day) rows, no range join.
             return [EventStatement(part: .sessions, sql: """
             WITH \(perDay),
-            os AS (\(offsets)),
-            rw AS (
-              SELECT sd.day + os.o AS day, sd.session AS session, MAX(sd.bad) AS bad FROM sd CROSS JOIN os
-              WHERE sd.day + os.o <= \(lastDay)
-              GROUP BY sd.day + os.o, sd.session
+            sq AS (
+              SELECT day,
+                     MIN(day) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_day,
+                     MAX(CASE WHEN bad = 1 THEN day END) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS last_bad
+              FROM sd
+            ),
+            own AS (
+              SELECT day, CASE WHEN next_day IS NOT NULL AND next_day - 1 < day + \(span) THEN next_day - 1 ELSE day + \(span) END AS last, last_bad FROM sq
+            ),
+            steps AS (
+              SELECT day AS d, 1 AS dt, 0 AS db FROM own
+              UNION ALL SELECT last + 1 AS d, -1 AS dt, 0 AS db FROM own
+              UNION ALL SELECT day AS d, 0 AS dt, 1 AS db FROM own WHERE last_bad IS NOT NULL AND last_bad + \(span) >= day
+              UNION ALL SELECT CASE WHEN last_bad + \(span) < last THEN last_bad + \(span) ELSE last END + 1 AS d, 0 AS dt, -1 AS db
+                FROM own WHERE last_bad IS NOT NULL AND last_bad + \(span) >= day
+            ),
+            per AS (SELECT d, SUM(dt) AS dt, SUM(db) AS db FROM steps GROUP BY d),
+            run AS (
+              SELECT d, SUM(dt) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS total,
+                     SUM(db) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS bads
+              FROM per
             )
             SELECT \(dialect.castInteger("1")) AS days, day, COALESCE(SUM(1 - bad), 0) AS good, COUNT(*) AS total FROM sd GROUP BY day
             UNION ALL
-            SELECT \(dialect.castInteger(String(query.rollingDays))) AS days, day, COALESCE(SUM(1 - bad), 0) AS good, COUNT(*) AS total FROM rw GROUP BY day\(suffix)
+            SELECT \(dialect.castInteger(String(query.rollingDays))) AS days, d AS day, total - bads AS good, total FROM run
+            WHERE total > 0 AND d <= \(lastDay)\(suffix)
             """)]
         case .followedBy:
             guard query.target != nil else { throw .invalidRange("followed_by needs a target") }
