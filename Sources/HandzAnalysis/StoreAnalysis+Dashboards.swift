@@ -7,7 +7,9 @@ extension StoreAnalysis {
         let statements = try EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite).statements(query, fromMs: fromMs, toMs: toMs)
         var rows: [EventStatement.Part: [ResultRow]] = [:]
         for statement in statements {
-            rows[statement.part] = try database.prepare(statement.sql).query { row in
+            // session_share reads every event: a scan in any case.
+            let events = query.kind == .sessionShare ? Array((try eventCounts()).keys) : query.events
+            rows[statement.part] = try database.prepare(try planned(statement.sql, events: events)).query { row in
                 let columns = 0..<row.columnCount
                 return ResultRow(integers: columns.map { row.isNull($0) ? nil : row.int64($0) }, texts: columns.map { row.isNull($0) ? nil : row.text($0) })
             }

@@ -158,7 +158,7 @@ public struct KPISQLBuilder {
     }
 
     /// Whether the measure reads `is_open` (install time or active actors).
-    static func readsActiveEvent(_ measure: KPIMeasure) -> Bool {
+    public static func readsActiveEvent(_ measure: KPIMeasure) -> Bool {
         switch measure {
         case .cohortConversion, .cohortMedianTime, .cohortReturn, .weeklyDistinctPerActive, .weeklyActorShare, .eventsPerActive: true
         case .everyWeek, .weeklySumPerActor, .latestValueDistribution, .followedBy, .actorShare, .sessionsWithout: false
