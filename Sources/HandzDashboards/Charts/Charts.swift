@@ -113,8 +113,9 @@ enum Charts {
     /// A single figure (a median): the value large, what it is made of below.
     static func figure(id: String, title: String, value: String, caption: String) -> String {
         var canvas = SVGCanvas(id: id, title: title, summary: "\(title): \(value). \(caption)")
-        canvas.text(SVGCanvas.width / 2, 130, value, size: 44, extra: " font-weight=\"bold\" fill=\"#2b6cb0\"")
-        canvas.text(SVGCanvas.width / 2, 170, caption, size: 13)
+        canvas.height = 150
+        canvas.text(SVGCanvas.width / 2, 80, value, size: 44, extra: " font-weight=\"bold\" fill=\"#2b6cb0\"")
+        canvas.text(SVGCanvas.width / 2, 118, caption, size: 13)
         return canvas.svg()
     }
 
