@@ -36,8 +36,7 @@ fi
 
 # --- PostgreSQL on loopback, stopped on exit.
 source scripts/lib/postgres.sh
-start_postgres "$RUN"
-trap stop_postgres EXIT
+postgres_start "$RUN"
 
 # --- Simulate, import, render (the debug build scripts/test.sh has already made).
 swift build --product handz-analytics >/dev/null

@@ -35,9 +35,27 @@ if ! "$VENV/bin/python" -c "import duckdb, chdb, pyspark, sqlglot, psycopg" 2>/d
 fi
 
 # --- PostgreSQL on loopback, stopped on exit.
-source scripts/lib/postgres.sh
-start_postgres "$RUN"
+PG_BIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+PG_DATA="$RUN/pgdata"
+PG_USER="$(id -un)"
+as_pg() { "$@"; }
+if [ "$(id -u)" -eq 0 ]; then
+  id postgres >/dev/null 2>&1 || useradd --system --no-create-home postgres
+  PG_USER=postgres
+  as_pg() { runuser -u postgres -- "$@"; }
+fi
+PG_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+mkdir -p "$PG_DATA" "$RUN/pgsock" "$RUN/pglog"
+chown -R "$PG_USER" "$PG_DATA" "$RUN/pgsock" "$RUN/pglog" 2>/dev/null || true
+chmod 755 "$RUN"
+stop_postgres() {
+  as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 30 stop >/dev/null 2>&1 || true
+}
 trap stop_postgres EXIT
+as_pg "$PG_BIN/initdb" -D "$PG_DATA" -U handz --auth=trust --locale=C -E UTF8 >/dev/null
+as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -w -t 60 -l "$RUN/pglog/postgres.log" \
+  -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $RUN/pgsock -c fsync=off -c work_mem=64MB" start >/dev/null
+POSTGRES_DSN="host=127.0.0.1 port=$PG_PORT user=handz dbname=postgres"
 
 # --- One simulated dataset, imported into the SQLite store.
 # The debug build scripts/test.sh has already made (a release build of the server's dependencies
