@@ -110,29 +110,33 @@ public struct GrafanaExporter {
             let parts = try builder.statements(query, fromMs: 1, toMs: 2).map(\.part)
             return try parts.enumerated().map { index, part in
                 let sql = try macros.sql { try builder.statements(query, fromMs: $0, toMs: $1)[index].sql }
-                return (part, [.daily, .ratio, .sessions].contains(part) ? timeSeries(sql, part: part) : sql)
+                return (part, [.daily, .ratio, .sessions].contains(part) ? timeSeries(sql, part: part, split: query.split != nil) : sql)
             }
         }
     }
 
-    /// Wraps a per-day statement: `time` (the day's start) first, rates as a percentage, the
-    /// whole-range row (day −1) left out, ordered by time.
-    func timeSeries(_ sql: String, part: EventStatement.Part) -> String {
-        let suffix = macros.dialect == .clickhouse ? "\nSETTINGS join_use_nulls = 1" : ""
+    /// Wraps a per-day statement for a time series: `time` (the day's start) first, then a
+    /// `metric` text column where there are several series, then numbers only — rates as a
+    /// percentage, counts as they are; the whole-range row (day −1) left out; ordered by time.
+    func timeSeries(_ sql: String, part: EventStatement.Part, split: Bool) -> String {
+        let postgres = macros.flavor == .postgres
+        let suffix = postgres ? "" : "\nSETTINGS join_use_nulls = 1"
         let inner = sql.hasSuffix(suffix) ? String(sql.dropLast(suffix.count)) : sql
         let start = "(\(macros.fromExpression) + q.day * \(EventQuery.dayMs))"
-        let time = macros.flavor == .postgres ? "to_timestamp(\(start) / 1000.0)" : "fromUnixTimestamp64Milli(\(start))"
-        var columns = "q.*"
-        if part == .sessions {
-            let metric = macros.flavor == .postgres ? "CAST(q.days AS TEXT) || '-day window'" : "concat(toString(q.days), '-day window')"
-            columns = macros.flavor == .postgres
-                ? "\(metric) AS metric, 100.0 * q.good / NULLIF(q.total, 0) AS percent"
-                : "\(metric) AS metric, if(q.total = 0, NULL, 100.0 * q.good / q.total) AS percent"
-        } else if part != .daily {
-            let (numerator, denominator) = part == .ratio ? ("q.numerator", "q.denominator") : ("q.good", "q.total")
-            columns = macros.flavor == .postgres
-                ? "100.0 * \(numerator) / NULLIF(\(denominator), 0) AS percent, q.*"
-                : "if(\(denominator) = 0, NULL, 100.0 * \(numerator) / \(denominator)) AS percent, q.*"
+        let time = postgres ? "to_timestamp(\(start) / 1000.0)" : "fromUnixTimestamp64Milli(\(start))"
+        func percent(_ numerator: String, _ denominator: String) -> String {
+            postgres ? "100.0 * \(numerator) / NULLIF(\(denominator), 0) AS percent" : "if(\(denominator) = 0, NULL, 100.0 * \(numerator) / \(denominator)) AS percent"
+        }
+        let columns: String
+        switch part {
+        case .sessions:
+            let metric = postgres ? "CAST(q.days AS TEXT) || '-day window'" : "concat(toString(q.days), '-day window')"
+            columns = "\(metric) AS metric, \(percent("q.good", "q.total"))"
+        case .ratio:
+            columns = percent("q.numerator", "q.denominator")
+        default:
+            let metric = postgres ? "COALESCE(q.series, '(not set)')" : "ifNull(q.series, '(not set)')"
+            columns = (split ? "\(metric) AS metric, " : "") + "q.events, q.actors, q.sessions"
         }
         return "SELECT \(time) AS time, \(columns)\nFROM (\n\(inner)\n) q\nWHERE q.day >= 0\nORDER BY 1\(suffix)"
     }
