@@ -41,7 +41,7 @@ let package = Package(
         // Catalog tooling: reads `catalog/` (YAML), lints it, exports JSON Schema and docs.
         .target(
             name: "HandzCatalog",
-            dependencies: ["HandzAnalyticsCore", .product(name: "Yams", package: "Yams")]
+            dependencies: ["HandzAnalyticsCore", "HandzQuery", .product(name: "Yams", package: "Yams")]
         ),
         // Synthetic, catalog-driven event generation: valid examples and an invalid corpus.
         .target(name: "HandzSynthetic", dependencies: ["HandzAnalyticsCore"]),
@@ -106,6 +106,9 @@ let package = Package(
         .target(name: "HandzQuery", dependencies: ["HandzAnalyticsCore"]),
         // Runs the builders' SQL on the embedded SQLite store and assembles the reports.
         .target(name: "HandzAnalysis", dependencies: ["HandzQuery", "HandzSQLite"]),
+        // The CH33 §7 dashboards: the static HTML/SVG report and the Grafana export. Pure: the
+        // numbers come in from HandzAnalysis, the SQL from HandzQuery; text out, no I/O.
+        .target(name: "HandzDashboards", dependencies: ["HandzQuery"]),
         // The build-time lint engine: walks app sources parsed by swift-syntax and checks every
         // analytics call against the catalog and the PII rules (CH33 §1, §8.1, §13).
         .target(
@@ -136,7 +139,7 @@ let package = Package(
             name: "HandzAnalyticsCLI",
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
-                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzLake", "HandzPostgresStore",
+                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzLake", "HandzPostgresStore", "HandzDashboards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -173,6 +176,10 @@ let package = Package(
         .testTarget(
             name: "HandzQueryTests",
             dependencies: ["HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
+        ),
+        .testTarget(
+            name: "HandzDashboardsTests",
+            dependencies: ["HandzDashboards", "HandzAnalysis", "HandzCatalog", "HandzStore", "HandzIngest", "HandzSynthetic", "HandzTestSupport"]
         ),
         .testTarget(
             name: "HandzIngestTests",

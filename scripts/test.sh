@@ -31,6 +31,8 @@ echo "== JSON Schema export agrees with the validator"
 scripts/check-jsonschema-agreement.sh
 echo "== funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark"
 scripts/check-engines.sh
+echo "== the CH33 §7 dashboards: report screenshots in headless Chromium, Grafana queries on PostgreSQL and ClickHouse"
+scripts/check-dashboards.sh
 echo "== two ingest nodes on one PostgreSQL store (kill -9 mid-load: exactly once), key rotation, the lake on Spark, ClickHouse and DuckDB"
 scripts/check-cluster.sh
 echo "== all tests passed"

@@ -7,6 +7,7 @@ import HandzSQLite
 public final class StoreAnalysis {
     public let catalog: Catalog
     let database: SQLiteDatabase
+    let countsCache = EventCountsCache()
 
     public init(path: String, catalog: Catalog) throws {
         self.catalog = catalog
@@ -20,8 +21,9 @@ public final class StoreAnalysis {
         let builder = FunnelSQLBuilder(catalog: catalog, dialect: .sqlite)
         var overallQuery = query
         overallQuery.breakdown = nil
-        let overall = try funnelRows(try builder.sql(overallQuery))
-        let breakdown = try query.breakdown.map { _ in try funnelRows(try builder.sql(query)) }
+        let events = query.funnel.eventNames
+        let overall = try funnelRows(try planned(try builder.sql(overallQuery), events: events))
+        let breakdown = try query.breakdown.map { _ in try funnelRows(try planned(try builder.sql(query), events: events)) }
         return FunnelReport(query: query, overall: overall, breakdownRows: breakdown)
     }
 
@@ -35,7 +37,7 @@ public final class StoreAnalysis {
 extension StoreAnalysis {
     /// One KPI run.
     public func kpi(_ query: KPIQuery) throws -> KPIReport {
-        let sql = try KPISQLBuilder(catalog: catalog, dialect: .sqlite).sql(query)
+        let sql = try planned(try KPISQLBuilder(catalog: catalog, dialect: .sqlite).sql(query), events: query.kpi.eventNames)
         let statement = try database.prepare(sql)
         switch KPIShape(query.kpi.measure) {
         case .ratio:

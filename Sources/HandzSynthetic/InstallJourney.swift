@@ -72,6 +72,7 @@ struct InstallJourney {
         filler()
         if random.chance(0.85) {
             emit("onboarding_viewed")
+            maybeConcept()
             if random.chance(0.5) {
                 emit("guest_mode_entered")
             } else if random.chance(0.8) {
@@ -92,6 +93,8 @@ struct InstallJourney {
             emit("gate_result", [("result", .string("blocked"))])
             if random.chance(0.6) { signup() }
         }
+        maybeError()
+        maybeInboxCap()
         if random.chance(0.4) { build(newFlow: flows.isEmpty || random.chance(0.3), openProbability: 0.9) }
         if random.chance(0.3) { practice() }
         if random.chance(0.1) { mastery() }
@@ -109,7 +112,7 @@ struct InstallJourney {
 
     mutating func signup() {
         emit("signup_viewed")
-        guard random.chance(0.75) else { return }
+        guard random.chance(0.75) else { return maybeSignupFailed() }
         emit("signup_success", [("previous_user_state", .string("guest"))])
         context.userID = SyntheticUUID.v4(&random)
         context.userState = "free"
@@ -119,14 +122,18 @@ struct InstallJourney {
     mutating func build(newFlow: Bool, openProbability: Double) {
         guard random.chance(openProbability) else { return }
         emit(random.chance(0.6) ? "flow_builder_opened" : "library_viewed")
-        if random.chance(0.6) { emit("perf_flow_builder_loaded", [("fps_bucket", .string(random.pick(["good", "good", "good", "ok", "poor"])))]) }
+        if random.chance(0.6) {
+            let duration = builderLoadTime()
+            emit("perf_flow_builder_loaded", [("fps_bucket", .string(random.pick(["good", "good", "good", "ok", "poor"]))), ("duration_ms", duration)])
+        }
         guard random.chance(0.8) else { return }
         emit("flow_draft_created")
         for _ in 0..<random.int(in: 0...3) { emit("builder_node_added") }
+        builderDetails()
         guard random.chance(0.75) else { return }
         let flow = newFlow || flows.isEmpty ? SyntheticUUID.v4(&random) : random.pick(flows)
         if !flows.contains(flow) { flows.append(flow) }
-        emit("flow_saved_success", [("flow_id", .string(flow)), ("branches_count", .integer(random.int(in: 0...6)))], after: 20...900)
+        emit("flow_saved_success", [("flow_id", .string(flow)), ("branches_count", .integer(random.int(in: 0...6)))] + flowComplexity(), after: 20...900)
     }
 
     /// F3: entry attempt, paywall when blocked, trial or purchase, a practice session.
@@ -134,8 +141,10 @@ struct InstallJourney {
         emit("practice_entry_attempt", [("target_type", .string("flow"))])
         let subscribed = context.userState == "trial" || context.userState == "pro"
         if !subscribed, random.chance(0.6) {
-            emit("paywall_viewed", [("paywall_id", .string("practice"))])
-            if random.chance(0.35) {
+            emit("paywall_viewed", [("paywall_id", .string("practice")), ("entry_point", .string(random.pick(["practice_tab", "practice_tab", "flow_detail", "mastery"])))])
+            let converts = random.chance(0.35)
+            paywallCTA("practice", converted: converts)
+            if converts {
                 if random.chance(0.8) {
                     emit("trial_started")
                     context.userState = "trial"
@@ -149,6 +158,7 @@ struct InstallJourney {
             }
         }
         guard random.chance(0.8) else { return }
+        guard practiceGate(subscribed: context.userState == "trial" || context.userState == "pro") else { return }
         session(targetType: "flow")
     }
 
@@ -167,6 +177,7 @@ struct InstallJourney {
         emit("mastery_plan_created")
         guard random.chance(0.6) else { return }
         emit("mastery_schedule_saved")
+        maybeMaintenance()
         if random.chance(0.5) { session(targetType: "mastery_plan") }
     }
 
@@ -209,7 +220,9 @@ struct InstallJourney {
             emit("subscription_cancelled")
             context.userState = "free"
         } else if random.chance(0.05) {
-            emit("paywall_viewed", [("paywall_id", .string(random.pick(["saved_flows", "sharing", "other"])))])
+            let paywall = random.pick(["saved_flows", "sharing", "other"])
+            emit("paywall_viewed", [("paywall_id", .string(paywall)), ("entry_point", .string(random.pick(["library", "share_link", "settings", "gate_prompt"])))])
+            paywallCTA(paywall, converted: false)
         }
     }
 

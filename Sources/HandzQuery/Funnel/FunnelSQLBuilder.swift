@@ -84,22 +84,26 @@ public struct FunnelSQLBuilder {
             )
             """)
         }
-        var chainColumns = ["c1.actor AS actor", "c1.e_seq AS e_seq", "c1.bd AS bd", "c1.tk AS t1"]
-        var joins = ""
-        var level = "CASE"
-        for k in stride(from: count, through: 2, by: -1) {
-            level += " WHEN c\(k).p IS NOT NULL THEN \(k)"
-        }
-        level += " ELSE 1 END"
+        // The chains, one row per entry: every c_k holds the entries whose chain reaches step k
+        // (c_k ⊆ c_k−1 on (actor, e_seq)), so the level is the largest k present and t_k its
+        // time. A UNION ALL grouped by entry, rather than LEFT JOINs of c1 to each c_k, which
+        // SQLite would run as nested scans (quadratic in entries).
+        var parts = ["  SELECT actor, e_seq, 1 AS k, tk, bd AS b0 FROM c1"]
         for k in stride(from: 2, through: count, by: 1) {
-            chainColumns.append("c\(k).tk AS t\(k)")
-            joins += "\n  LEFT JOIN c\(k) ON c\(k).actor = c1.actor AND c\(k).e_seq = c1.e_seq"
+            parts.append("  SELECT actor, e_seq, \(k) AS k, tk, \(dialect.nullText) AS b0 FROM c\(k)")
         }
-        chainColumns.append("\(level) AS lvl")
+        var chainColumns = ["actor", "e_seq", "MAX(b0) AS bd"]
+        for k in 1...count {
+            chainColumns.append("MAX(CASE WHEN k = \(k) THEN tk END) AS t\(k)")
+        }
+        chainColumns.append("MAX(k) AS lvl")
         ctes.append("""
         ch AS (
           SELECT \(chainColumns.joined(separator: ", "))
-          FROM c1\(joins)
+          FROM (
+        \(parts.joined(separator: "\n  UNION ALL\n"))
+          ) cu
+          GROUP BY actor, e_seq
         )
         """)
         let times = (1...count).map { "t\($0)" }.joined(separator: ", ")

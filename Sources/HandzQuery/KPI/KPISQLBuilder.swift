@@ -35,14 +35,14 @@ public struct KPISQLBuilder {
         }
         switch kpi.measure {
         case .cohortConversion, .cohortReturn:
-            ctes.append(cohortCTE(f, t))
-            let lower = kpi.measure == .cohortReturn ? "a.t >= c.t0 + \(86_400_000 * (kpi.day ?? 0))" : "a.t >= c.t0"
-            let upper = kpi.measure == .cohortReturn ? "a.t < c.t0 + \(86_400_000 * ((kpi.day ?? 0) + 1))" : "a.t <= c.t0 + \(window)"
-            ctes.append("hit AS (SELECT c.actor AS actor FROM co c JOIN ae a ON a.actor = c.actor WHERE a.is_target = 1 AND \(lower) AND \(upper) GROUP BY c.actor)")
+            ctes += cohortCTEs(f, t)
+            let lower = kpi.measure == .cohortReturn ? "a.t >= a.t0 + \(86_400_000 * (kpi.day ?? 0))" : "a.t >= a.t0"
+            let upper = kpi.measure == .cohortReturn ? "a.t < a.t0 + \(86_400_000 * ((kpi.day ?? 0) + 1))" : "a.t <= a.t0 + \(window)"
+            ctes.append("hit AS (SELECT a.actor AS actor FROM ca a WHERE a.is_target = 1 AND \(Self.inCohort(f, t)) AND \(lower) AND \(upper) GROUP BY a.actor)")
             body = ratio("SELECT COUNT(*) AS numerator FROM hit", "SELECT COUNT(*) AS denominator FROM co")
         case .cohortMedianTime:
-            ctes.append(cohortCTE(f, t))
-            ctes.append("ft AS (SELECT c.actor AS actor, \(dialect.castInteger("MIN(a.t) - c.t0")) AS d FROM co c JOIN ae a ON a.actor = c.actor WHERE a.is_target = 1 AND a.t >= c.t0 GROUP BY c.actor, c.t0)")
+            ctes += cohortCTEs(f, t)
+            ctes.append("ft AS (SELECT a.actor AS actor, \(dialect.castInteger("MIN(a.t) - a.t0")) AS d FROM ca a WHERE a.is_target = 1 AND \(Self.inCohort(f, t)) AND a.t >= a.t0 GROUP BY a.actor, a.t0)")
             ctes.append("""
             md AS (SELECT d, ROW_NUMBER() OVER (ORDER BY d) AS r, COUNT(*) OVER () AS n FROM ft)
             """)
@@ -96,10 +96,18 @@ public struct KPISQLBuilder {
         "SELECT nu.numerator AS numerator, de.denominator AS denominator FROM (\(numerator)) nu CROSS JOIN (\(denominator)) de"
     }
 
-    /// The cohort: actors whose install time (first app_open, over all data) is in [from, to).
-    func cohortCTE(_ from: String, _ to: String) -> String {
-        "co AS (SELECT actor, t0 FROM (SELECT actor, MIN(t) AS t0 FROM ae WHERE is_open = 1 GROUP BY actor) x WHERE t0 >= \(from) AND t0 < \(to))"
+    /// `ca`: every row with its actor's install time `t0` (first app_open, over all data), a
+    /// window over the actor rather than a join back to the cohort (SQLite would run that join as
+    /// nested scans, quadratic in actors); `co`: the cohort, actors whose t0 is in [from, to).
+    func cohortCTEs(_ from: String, _ to: String) -> [String] {
+        [
+            "ca AS (SELECT actor, t, is_target, MIN(CASE WHEN is_open = 1 THEN t END) OVER (PARTITION BY actor) AS t0 FROM ae)",
+            "co AS (SELECT a.actor AS actor FROM ca a WHERE \(Self.inCohort(from, to)) GROUP BY a.actor)",
+        ]
     }
+
+    /// The row's actor is in the cohort.
+    static func inCohort(_ from: String, _ to: String) -> String { "a.t0 >= \(from) AND a.t0 < \(to)" }
 
     /// `um` (with `--actor user`) and `ae`: the rows the measure reads, with flags and values.
     func baseCTEs(_ query: KPIQuery) throws(QueryError) -> [String] {
@@ -149,11 +157,21 @@ public struct KPISQLBuilder {
         return ctes
     }
 
+    /// Whether the measure reads `is_open` (install time or active actors).
+    public static func readsActiveEvent(_ measure: KPIMeasure) -> Bool {
+        switch measure {
+        case .cohortConversion, .cohortMedianTime, .cohortReturn, .weeklyDistinctPerActive, .weeklyActorShare, .eventsPerActive: true
+        case .everyWeek, .weeklySumPerActor, .latestValueDistribution, .followedBy, .actorShare, .sessionsWithout: false
+        }
+    }
+
     /// Rows the measure can need: its events only (all events for sessions), in the range it
     /// reads. Cohort measures read all time (install time is the first app_open ever).
     func prefilter(_ query: KPIQuery) throws(QueryError) -> String {
         let kpi = query.kpi
-        var names = [Self.activeEvent]
+        // app_open only where the measure reads it (install time, active actors): it is the most
+        // frequent event, so reading it for nothing dominates the other measures' cost.
+        var names = Self.readsActiveEvent(kpi.measure) ? [Self.activeEvent] : []
         for match in [kpi.target, kpi.source, kpi.exclude].compactMap({ $0 }) + kpi.population {
             for name in match.events where !names.contains(name) { names.append(name) }
         }

@@ -1,0 +1,56 @@
+import HandzAnalyticsCore
+import HandzQuery
+
+extension StoreAnalysis {
+    /// One named event query (CH33 §7 panels): each of its statements run, the rows assembled.
+    public func eventQuery(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws -> EventQueryResult {
+        let statements = try EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite).statements(query, fromMs: fromMs, toMs: toMs)
+        var rows: [EventStatement.Part: [ResultRow]] = [:]
+        for statement in statements {
+            // session_share reads every event: a scan in any case.
+            let events = query.kind == .sessionShare ? Array((try eventCounts()).keys) : query.events
+            rows[statement.part] = try database.prepare(try planned(statement.sql, events: events)).query { row in
+                let columns = 0..<row.columnCount
+                return ResultRow(integers: columns.map { row.isNull($0) ? nil : row.int64($0) }, texts: columns.map { row.isNull($0) ? nil : row.text($0) })
+            }
+        }
+        return EventQueryResult(query: query, rows: rows)
+    }
+
+    /// Every panel of a dashboard over [from, to): the funnels, KPIs and event queries it names
+    /// (one connection; ``DashboardRunner`` uses several).
+    public func dashboard(_ dashboard: DashboardDefinition, fromMs: Int64, toMs: Int64) throws -> DashboardData {
+        var panels: [PanelData] = []
+        for panel in dashboard.panels {
+            var sources: [SourceData] = []
+            for source in panel.sources {
+                sources.append(SourceData(label: source.label, result: try run(source, fromMs: fromMs, toMs: toMs)))
+            }
+            panels.append(PanelData(panel: panel, sources: sources))
+        }
+        return DashboardData(dashboard: dashboard, fromMs: fromMs, toMs: toMs, panels: panels)
+    }
+
+    public func run(_ source: PanelSource, fromMs: Int64, toMs: Int64) throws -> SourceData.Result {
+        switch source.kind {
+        case .funnel(let id, let window):
+            guard let funnel = catalog.funnels.first(where: { $0.id == id }) else { throw QueryError.unknownDefinition(id) }
+            return .funnel(try self.funnel(FunnelQuery(funnel: funnel, fromMs: fromMs, toMs: toMs, windowMs: window.map { $0 * 1000 })))
+        case .kpi(let id, let property):
+            guard let kpi = catalog.kpis.first(where: { $0.id == id }) else { throw QueryError.unknownDefinition(id) }
+            return .kpi(try self.kpi(KPIQuery(kpi: PanelSource.kpi(kpi, property: property), fromMs: fromMs, toMs: toMs)))
+        case .query(let query):
+            return .query(try eventQuery(query, fromMs: fromMs, toMs: toMs))
+        }
+    }
+}
+
+extension StoreAnalysis {
+    /// The first and last stored event times (epoch ms), nil when the store is empty.
+    public func eventTimeRange() throws -> (first: Int64, last: Int64)? {
+        let rows: [(Int64, Int64)?] = try database.prepare("SELECT MIN(event_time_ms), MAX(event_time_ms) FROM events").query { row in
+            row.isNull(0) ? nil : (row.int64(0), row.int64(1))
+        }
+        return rows.first ?? nil
+    }
+}

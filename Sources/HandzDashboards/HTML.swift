@@ -1,0 +1,87 @@
+import Foundation
+
+/// HTML text helpers. Everything that goes into a page passes through ``HTML/escape(_:)``:
+/// titles and notes from `dashboards/`, catalog values in tables, labels in SVG.
+public enum HTML {
+    /// Escapes `& < > " '` so text stays text in element content and in quoted attributes.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// A slug safe for ids and file names: `[a-z0-9_-]`, anything else as `-`.
+    public static func slug(_ text: String) -> String {
+        String(text.lowercased().map { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" || $0 == "-" ? $0 : "-" })
+    }
+}
+
+/// Number and date formatting for tables and axes (UTC, fixed formats, no locale).
+public enum Format {
+    /// `12,345`.
+    public static func integer(_ value: Int64) -> String {
+        let digits = String(value.magnitude)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out += "," }
+            out.append(digit)
+        }
+        return value < 0 ? "-" + out : out
+    }
+
+    /// `12.3%` of a ratio; `–` for nil.
+    public static func percent(_ ratio: Double?) -> String {
+        guard let ratio, ratio.isFinite else { return "–" }
+        return String(format: "%.1f%%", ratio * 100)
+    }
+
+    /// A number on an axis: integers grouped, fractions with up to two decimals.
+    public static func axis(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e15 { return integer(Int64(value)) }
+        var text = String(format: "%.2f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+
+    /// Seconds with one decimal (`142.3`); `–` for nil.
+    public static func seconds(milliseconds: Int64?) -> String {
+        guard let milliseconds else { return "–" }
+        return String(format: "%.1f", Double(milliseconds) / 1000)
+    }
+
+    /// `2026-03-01` for epoch milliseconds (UTC, proleptic Gregorian).
+    public static func date(_ milliseconds: Int64) -> String {
+        let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+        let (year, month, day) = civil(days)
+        return String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
+    /// `2026-03-01 06:30` UTC.
+    public static func time(_ milliseconds: Int64) -> String {
+        let minutes = ((milliseconds % 86_400_000) + 86_400_000) % 86_400_000 / 60_000
+        return date(milliseconds) + String(format: " %02d:%02d UTC", minutes / 60, minutes % 60)
+    }
+
+    /// Days since 1970-01-01 → (year, month, day) (H. Hinnant's civil_from_days).
+    static func civil(_ days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

@@ -1,0 +1,54 @@
+import HandzAnalyticsCore
+
+/// A dashboard's numbers over one range: what `dashboard render` draws. Assembled by
+/// `HandzAnalysis` from the funnel, KPI and event-query reports; drawn by `HandzDashboards`.
+public struct DashboardData: Sendable, Equatable {
+    public var dashboard: DashboardDefinition
+    public var fromMs: Int64
+    public var toMs: Int64
+    public var panels: [PanelData]
+
+    public init(dashboard: DashboardDefinition, fromMs: Int64, toMs: Int64, panels: [PanelData]) {
+        self.dashboard = dashboard
+        self.fromMs = fromMs
+        self.toMs = toMs
+        self.panels = panels
+    }
+}
+
+public struct PanelData: Sendable, Equatable {
+    public var panel: PanelDefinition
+    /// One per source, in the panel's order.
+    public var sources: [SourceData]
+
+    public init(panel: PanelDefinition, sources: [SourceData]) {
+        self.panel = panel
+        self.sources = sources
+    }
+}
+
+public struct SourceData: Sendable, Equatable {
+    public enum Result: Sendable, Equatable {
+        case funnel(FunnelReport)
+        case kpi(KPIReport)
+        case query(EventQueryResult)
+    }
+
+    public var label: String
+    public var result: Result
+
+    public init(label: String, result: Result) {
+        self.label = label
+        self.result = result
+    }
+}
+
+extension PanelSource {
+    /// The KPI a `kpi` source runs: the catalog's, with the distribution's property replaced
+    /// when the panel names another one.
+    public static func kpi(_ definition: KPIDefinition, property: String?) -> KPIDefinition {
+        var kpi = definition
+        if let property { kpi.property = property }
+        return kpi
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HandzAnalysis
+import HandzAnalyticsCore
+import HandzCatalog
+import HandzIngest
+import HandzQuery
+import HandzStore
+import HandzSynthetic
+import HandzTestSupport
+
+/// One simulated dataset, imported through the ingestion path into a real store, shared by the
+/// dashboard tests; and the stored events in memory for reference counts.
+final class SimulatedDashboards: @unchecked Sendable {
+    static let shared: SimulatedDashboards = { try! SimulatedDashboards() }()
+
+    static let fromMs: Int64 = 1_772_323_200_000  // 2026-03-01T00:00:00Z
+    static let days: Int64 = 21
+    static var toMs: Int64 { fromMs + days * EventQuery.dayMs }
+
+    struct Event {
+        var name: String
+        var timeMs: Int64
+        var install: String
+        var session: String
+        var properties: [String: Any]
+    }
+
+    let directory: URL
+    let path: String
+    let dashboards: [DashboardDefinition]
+    /// Stored events (retries removed), in memory.
+    let events: [Event]
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("handz-dashboards-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        path = directory.appendingPathComponent("store.sqlite").path
+        var simulator = JourneySimulator(catalog: RepositoryCatalog.catalog, options: .init(installs: 400, days: Int(Self.days), seed: 11, startMs: Self.fromMs))
+        var lines: [String] = []
+        simulator.run { lines.append($0) }
+        let file = directory.appendingPathComponent("events.ndjson")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file)
+        let store = try SQLiteEventStore(path: path, configuration: StoreConfiguration())
+        let handle = try FileHandle(forReadingFrom: file)
+        let semaphore = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: Error?
+        Task {
+            do { _ = try await EventImporter(store: store, catalog: RepositoryCatalog.catalog).importLines(from: handle) } catch { failure = error }
+            await store.close()
+            semaphore.signal()
+        }
+        semaphore.wait()
+        if let failure { throw failure }
+        let loaded = DashboardLoader.load(directory: RepositoryCatalog.root.appendingPathComponent("dashboards").path)
+        dashboards = loaded.dashboards
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var seen = Set<String>()
+        var events: [Event] = []
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            guard seen.insert(object["event_id"] as! String).inserted else { continue }
+            let time = Int64((formatter.date(from: object["event_time_utc"] as! String)!.timeIntervalSince1970 * 1000).rounded())
+            events.append(Event(name: object["event_name"] as! String, timeMs: time, install: object["install_id"] as! String,
+                                session: object["session_id"] as! String, properties: object["properties"] as? [String: Any] ?? [:]))
+        }
+        self.events = events
+    }
+
+    func analysis() throws -> StoreAnalysis { try StoreAnalysis(path: path, catalog: RepositoryCatalog.catalog) }
+
+    /// Events in [from, to) matching `match` (names and property filters, values as the catalog writes them).
+    func matching(_ match: EventMatch, fromMs: Int64 = fromMs, toMs: Int64 = toMs) -> [Event] {
+        events.filter { event in
+            event.timeMs >= fromMs && event.timeMs < toMs && match.events.contains(event.name)
+                && match.filters.allSatisfy { filter in event.text(filter.property).map(filter.values.contains) ?? false }
+        }
+    }
+}
+
+extension SimulatedDashboards.Event {
+    /// A property as the catalog writes values (`user_state` from the envelope is not kept here).
+    func text(_ name: String) -> String? {
+        switch properties[name] {
+        case let string as String: string
+        case let number as NSNumber: number.stringValue  // integers (no dashboard groups or filters on a boolean)
+        default: nil
+        }
+    }
+
+    func integer(_ name: String) -> Int64? { (properties[name] as? NSNumber)?.int64Value }
+    var day: Int64 { (timeMs - SimulatedDashboards.fromMs) / EventQuery.dayMs }
+}
+
+/// The data tables of a rendered page: table id → rows of cells (header row first), as text.
+func dataTables(_ html: String) -> [String: [[String]]] {
+    var tables: [String: [[String]]] = [:]
+    var rest = html[...]
+    while let open = rest.range(of: "<table id=\"") {
+        let idEnd = rest[open.upperBound...].firstIndex(of: "\"")!
+        let id = String(rest[open.upperBound..<idEnd])
+        let close = rest.range(of: "</table>", range: idEnd..<rest.endIndex)!
+        let body = rest[idEnd..<close.lowerBound]
+        var rows: [[String]] = []
+        let cell = try! NSRegularExpression(pattern: "<t[hd][^>]*>(.*?)</t[hd]>")
+        for row in body.components(separatedBy: "<tr>").dropFirst() {
+            let range = NSRange(row.startIndex..., in: row)
+            rows.append(cell.matches(in: row, range: range).map { match in
+                String(row[Range(match.range(at: 1), in: row)!]).replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                    .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&amp;", with: "&")
+            })
+        }
+        tables[id] = rows
+        rest = rest[close.upperBound...]
+    }
+    return tables
+}
+
+/// `12,345` → 12345; nil for anything else.
+func tableInteger(_ cell: String) -> Int64? { Int64(cell.replacingOccurrences(of: ",", with: "")) }
