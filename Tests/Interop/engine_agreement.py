@@ -334,7 +334,11 @@ def main():
         for label, kind, arguments in all_cases:
             sql = cli(args.binary, "sql", kind, *arguments, "--dialect", dialect, *lake)
             try:
-                result = engine.query(sql)
+                try:
+                    result = engine.query(sql)
+                except Exception as first:  # noqa: BLE001 - an engine error (not a wrong number) is retried once
+                    print(f"retrying {name} {label} once after an engine error: {str(first).splitlines()[0][:200]}")
+                    result = engine.query(sql)
             except Exception as error:  # noqa: BLE001 - report and go on
                 failures += 1
                 mismatches += 1
