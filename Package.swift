@@ -41,8 +41,10 @@ let package = Package(
         // Catalog tooling: reads `catalog/` (YAML), lints it, exports JSON Schema and docs.
         .target(
             name: "HandzCatalog",
-            dependencies: ["HandzAnalyticsCore", .product(name: "Yams", package: "Yams")]
+            dependencies: ["HandzAnalyticsCore", "HandzQA", .product(name: "Yams", package: "Yams")]
         ),
+        // Analytics QA as code (CH33 §8.2, §13): sequence rules over a captured stream. Pure.
+        .target(name: "HandzQA", dependencies: ["HandzAnalyticsCore"]),
         // Synthetic, catalog-driven event generation: valid examples and an invalid corpus.
         .target(name: "HandzSynthetic", dependencies: ["HandzAnalyticsCore"]),
 
@@ -134,7 +136,7 @@ let package = Package(
             name: "HandzAnalyticsCLI",
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
-                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis",
+                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzQA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -144,7 +146,7 @@ let package = Package(
         // Throughput benchmarks (release mode); figures go to BENCHMARKS.md.
         .executableTarget(
             name: "handz-bench",
-            dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzAnalyticsClient", "HandzSigning", "HandzLint", "HandzSynthetic"],
+            dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzAnalyticsClient", "HandzSigning", "HandzLint", "HandzSynthetic", "HandzQA"],
             path: "Benchmarks/HandzBench"
         ),
         // The ingestion load generator: signed gzip batches over many loopback connections.
@@ -172,6 +174,7 @@ let package = Package(
             name: "HandzQueryTests",
             dependencies: ["HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
         ),
+        .testTarget(name: "HandzQATests", dependencies: ["HandzQA", "HandzCatalog", "HandzSynthetic", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(
             name: "HandzIngestTests",
             dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI"]

@@ -7,7 +7,13 @@ import HandzAnalyticsCore
 /// - drop-off at every step of every funnel, and returning users on later days;
 /// - guests converting mid-funnel: a `user_id` appears on the same install after
 ///   `signup_success` (F1);
-/// - same-millisecond ties between consecutive steps (ordered by `event_id`, UUIDv7);
+/// - same-millisecond ties between consecutive steps, ordered by `event_id`: an install's UUIDv7s
+///   are monotonic within a millisecond (RFC 9562 §6.2 method 1), so the (time, event_id) order
+///   is the order the events happened — the order `qa`'s sequence rules read;
+/// - the CH33 §8.2 checklist sequences kept: one app_open per foreground entry, a first
+///   screen_viewed, a previous_screen_name chain, gate_attempt/gate_result pairs, save attempts
+///   that resolve, practice gate results and credits that decrement (`qa` passes on a clean
+///   stream; `--faults` breaks one rule at a time, see `FaultInjector`);
 /// - out-of-order arrival: whole offline sessions written after later ones, and neighbours
 ///   swapped;
 /// - retries: some lines written twice with the same `event_id` (the store keeps one);
@@ -54,14 +60,16 @@ public struct JourneySimulator {
         }
     }
 
-    /// The wire JSON of one event.
-    func line(_ name: String, _ context: EventContext, _ overrides: [(String, PropertyValue)], _ random: inout SeededRandom) -> String {
+    /// The wire JSON of one event. `removing` drops properties the journey must not send (a
+    /// session's first screen has no previous_screen_name).
+    func line(_ name: String, _ context: EventContext, _ overrides: [(String, PropertyValue)], removing: [String] = [], eventID: String,
+              _ random: inout SeededRandom) -> String {
         let event = events[name]!
         var properties = factory.randomProperties(for: event, &random, optionalProbability: 0.3)
+        properties.removeAll { removing.contains($0.0) }
         for (key, value) in overrides {
             if let index = properties.firstIndex(where: { $0.0 == key }) { properties[index].1 = value } else { properties.append((key, value)) }
         }
-        let eventID = SyntheticUUID.v7(milliseconds: UInt64(context.timeMilliseconds), &random)
         return factory.json(name: name, eventID: eventID, context: context, properties: properties)
     }
 }

@@ -49,7 +49,11 @@ public enum CatalogLoader {
         for file in eventFiles { state.readEvents(root, file: "events/" + file) }
         state.readFunnels(root)
         state.readKPIs(root)
-        return LoadedCatalog(catalog: state.catalog, sources: state.sources, loadProblems: state.problems, directory: directory)
+        var loaded = LoadedCatalog(catalog: state.catalog, sources: state.sources, loadProblems: state.problems, directory: directory)
+        let qa = QARuleLoader.read(directory: root.appendingPathComponent("qa").path, prefix: "qa/", catalog: state.catalog)
+        loaded.qaRules = qa.rules
+        loaded.loadProblems += qa.problems
+        return loaded
     }
 }
 
