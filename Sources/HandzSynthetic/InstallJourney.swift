@@ -211,14 +211,14 @@ struct InstallJourney {
         let subscribed = context.userState == "trial" || context.userState == "pro"
         if subscribed {
             emit("practice_gate_result", [("gate_name", .string("practice_credit")), ("result", .string("allowed"))], removing: ["credits_remaining"], after: 0...1)
-            session(targetType: "flow")
+            session(targetType: "flow", after: 0...5)
             return
         }
         if credits > 0 {
             emit("practice_gate_result", [("gate_name", .string("practice_credit")), ("result", .string("allowed")), ("credits_remaining", .integer(credits))], after: 0...1)
             credits -= 1
             emit("practice_credit_spent", [("credits_remaining_after", .integer(credits)), ("source", .string("practice_tab"))], after: 0...1)
-            session(targetType: "flow")
+            session(targetType: "flow", after: 0...5)
             return
         }
         emit("practice_gate_result", [("gate_name", .string("practice_pro_required")), ("result", .string("blocked")), ("credits_remaining", .integer(0))], after: 0...1)
@@ -241,9 +241,9 @@ struct InstallJourney {
         session(targetType: "flow")
     }
 
-    mutating func session(targetType: String) {
+    mutating func session(targetType: String, after seconds: ClosedRange<Int64> = 2...90) {
         let id = SyntheticUUID.v4(&random)
-        emit("practice_session_started", [("practice_session_id", .string(id)), ("target_type", .string(targetType))])
+        emit("practice_session_started", [("practice_session_id", .string(id)), ("target_type", .string(targetType))], after: seconds)
         if random.chance(0.75) {
             emit("practice_session_completed", [("practice_session_id", .string(id)), ("actual_duration_seconds", .integer(random.int(in: 60...1_800)))], after: 60...1_800)
         } else {
