@@ -6,9 +6,12 @@ struct InstallJourney {
     let simulator: JourneySimulator
     var random: SeededRandom
     var context: EventContext
-    /// Lines per session, in the order they happened.
-    var sessions: [[String]] = []
-    var current: [String] = []
+    /// Events per session, in the order they happened.
+    var sessions: [[SimulatedEvent]] = []
+    var current: [SimulatedEvent] = []
+    /// Faults still to inject (`simulate --faults`), and where the journey injected them.
+    var faults: Set<SimulatedFault> = []
+    var injected: [InjectedFault] = []
     var createdLinks: [String] = []
     var flows: [String] = []
     var trialStartedMs: Int64?
@@ -44,7 +47,9 @@ struct InstallJourney {
 
     mutating func emit(_ name: String, _ overrides: [(String, PropertyValue)] = [], removing: [String] = [], after seconds: ClosedRange<Int64> = 2...90) {
         advance(seconds)
-        current.append(simulator.line(name, context, overrides, removing: removing, eventID: nextEventID(), &random))
+        let eventID = nextEventID()
+        let text = simulator.line(name, context, overrides, removing: removing, eventID: eventID, &random)
+        current.append(SimulatedEvent(name: name, text: text, eventID: eventID, sessionID: context.sessionID, userState: context.userState))
     }
 
     /// A UUIDv7 for the current time, greater than the previous one when in the same millisecond.
@@ -69,7 +74,13 @@ struct InstallJourney {
         context.sessionID = SyntheticUUID.v4(&random)
         current = []
         screen = nil
-        emit("app_open", [("start_type", .string(cold ? "cold" : "warm")), ("launch_source", .string(random.pick(["direct", "direct", "push", "deep_link"])))], after: 0...0)
+        let launch: [(String, PropertyValue)] = [("start_type", .string(cold ? "cold" : "warm")), ("launch_source", .string(random.pick(["direct", "direct", "push", "deep_link"])))]
+        emit("app_open", launch, after: 0...0)
+        if faults.remove(.doubleAppOpen) != nil {
+            // The fault: the app tracks its foreground entry twice.
+            emit("app_open", launch, after: 0...0)
+            record(.doubleAppOpen, cited: [current[0], current[1]])
+        }
         show(after: 0...3)
     }
 
@@ -164,7 +175,13 @@ struct InstallJourney {
         guard context.timeMilliseconds - creditsRefreshedMs >= 30 * 86_400_000 else { return }
         creditsRefreshedMs = context.timeMilliseconds
         guard context.userState == "guest" || context.userState == "free" else { return }
-        emit("practice_credit_refreshed", [("credits_added", .integer(3 - credits)), ("credits_total_after", .integer(3))], after: 0...2)
+        let refresh: [(String, PropertyValue)] = [("credits_added", .integer(3 - credits)), ("credits_total_after", .integer(3))]
+        emit("practice_credit_refreshed", refresh, after: 0...2)
+        if faults.remove(.doubleCreditRefresh) != nil {
+            // The fault: the monthly refresh fires twice.
+            emit("practice_credit_refreshed", [("credits_added", .integer(0)), ("credits_total_after", .integer(3))], after: 1...60)
+            record(.doubleCreditRefresh, cited: Array(current.suffix(2)))
+        }
         credits = 3
     }
 
@@ -319,6 +336,11 @@ struct InstallJourney {
         }
     }
 
+    mutating func record(_ fault: SimulatedFault, cited: [SimulatedEvent]) {
+        injected.append(InjectedFault(fault: fault, installID: context.installID, sessionID: cited.first?.sessionID,
+                                      eventIDs: cited.map(\.eventID), eventName: cited.first?.name ?? ""))
+    }
+
     // MARK: - Arrival
 
     /// The order the lines reach the file: mostly as they happened, but some sessions were
@@ -327,7 +349,7 @@ struct InstallJourney {
     func arrivalOrder(_ random: inout SeededRandom) -> [String] {
         var order: [String] = []
         var deferred: [String] = []
-        for session in sessions {
+        for session in sessions.map({ $0.map(\.text) }) {
             if random.chance(0.1) {
                 deferred += session
                 continue

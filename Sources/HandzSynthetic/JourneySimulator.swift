@@ -40,9 +40,17 @@ public struct JourneySimulator {
     var random: SeededRandom
     /// Share links created so far (bounded), for receivers to open.
     var sharedLinks: [String] = []
+    /// Faults not injected yet (`simulate --faults`), and where each was injected.
+    var pendingFaults: Set<SimulatedFault> = []
+    public private(set) var injectedFaults: [InjectedFault] = []
+    /// Requested faults no install offered a place for (the stream is too small for them).
+    public var faultsWithoutSite: [SimulatedFault] { SimulatedFault.allCases.filter { pendingFaults.contains($0) } }
 
-    public init(catalog: Catalog, options: Options) {
+    /// `faults`: mistakes to inject, each once at the first install that offers a place for it
+    /// (``SimulatedFault``; `missing_funnel_step` applies to every install).
+    public init(catalog: Catalog, options: Options, faults: Set<SimulatedFault> = []) {
         self.options = options
+        pendingFaults = faults
         factory = EventFactory(catalog: catalog)
         events = Dictionary(catalog.events.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         random = SeededRandom(seed: options.seed)
@@ -52,7 +60,12 @@ public struct JourneySimulator {
     public mutating func run(_ emit: (String) throws -> Void) rethrows {
         for _ in 0..<options.installs {
             var journey = InstallJourney(simulator: self, random: &random)
+            journey.faults = pendingFaults
             journey.live()
+            journey.injectAfterwards()
+            pendingFaults = journey.faults
+            // missing_funnel_step edits every install; it is reported once, where it started.
+            injectedFaults += journey.injected.filter { fault in !injectedFaults.contains { $0.fault == fault.fault && fault.fault == .missingFunnelStep } }
             for link in journey.createdLinks {
                 if sharedLinks.count < 2_000 { sharedLinks.append(link) } else { sharedLinks[Int(random.next() % 2_000)] = link }
             }
