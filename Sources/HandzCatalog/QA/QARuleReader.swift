@@ -38,6 +38,12 @@ struct QARuleReader {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
+        } catch YamlError.duplicatedKeysInMapping(let duplicates, let context) {
+            for key in duplicates.sorted() {
+                let line = LoaderState.secondOccurrence(of: key, in: text, from: context.mark.line) ?? context.mark.line
+                problems.append(CatalogProblem(CatalogLocation(file: file, line: line), "duplicate key '\(key)'"))
+            }
+            return
         } catch let error as YamlError {
             problems.append(CatalogProblem(CatalogLocation(file: file, line: LoaderState.line(of: error)), "YAML syntax: \(LoaderState.summary(of: error))"))
             return

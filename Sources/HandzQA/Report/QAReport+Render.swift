@@ -113,7 +113,7 @@ extension QAReport {
 
     /// XML 1.0 text or attribute: markup characters as entities, characters XML cannot carry
     /// (C0 controls other than tab and newline) as U+FFFD.
-    static func xmlEscaped(_ text: String) -> String {
+    public static func xmlEscaped(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
