@@ -40,33 +40,15 @@ enum HandzBench {
 /// Validates every line of an NDJSON corpus held in memory, on one thread, several passes;
 /// reports the best pass (the least disturbed by the rest of the machine) and the median.
 struct ValidateBenchmark {
-    var file = ""
-    var passes = 5
-    var catalogDirectory = "catalog"
+    let options: CorpusArguments
 
-    init(arguments: [String]) throws {
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            switch argument {
-            case "--passes": passes = Int(iterator.next() ?? "") ?? passes
-            case "--catalog": catalogDirectory = iterator.next() ?? catalogDirectory
-            default: file = argument
-            }
-        }
-        if file.isEmpty { HandzBench.usage() }
-    }
+    init(arguments: [String]) throws { options = CorpusArguments(arguments, passes: 5) }
 
     func run() throws {
-        let catalog = CompiledCatalog(try CatalogLoader.loadChecked(directory: catalogDirectory))
-        let data = try Data(contentsOf: URL(fileURLWithPath: file))
-        let bytes = [UInt8](data)
-        var lines: [Range<Int>] = []
-        var start = 0
-        for (index, byte) in bytes.enumerated() where byte == 0x0A {
-            if index > start { lines.append(start..<index) }
-            start = index + 1
-        }
-        if start < bytes.count { lines.append(start..<bytes.count) }
+        let passes = options.passes
+        let catalog = CompiledCatalog(try CatalogLoader.loadChecked(directory: options.catalogDirectory))
+        let corpus = try NDJSONCorpus(path: options.file)
+        let (bytes, lines) = (corpus.bytes, corpus.lines)
         var validator = EventValidator(catalog: catalog)
         var timings: [Double] = []
         var accepted = 0

@@ -7,33 +7,16 @@ import HandzQA
 /// captured stream held in memory, on one thread — reading the lines into the event log, then
 /// ordering and evaluating every rule. Reports the best pass and the median, per phase.
 struct QABenchmark {
-    var file = ""
-    var passes = 3
-    var catalogDirectory = "catalog"
+    let options: CorpusArguments
 
-    init(arguments: [String]) throws {
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            switch argument {
-            case "--passes": passes = Int(iterator.next() ?? "") ?? passes
-            case "--catalog": catalogDirectory = iterator.next() ?? catalogDirectory
-            default: file = argument
-            }
-        }
-        if file.isEmpty { HandzBench.usage() }
-    }
+    init(arguments: [String]) throws { options = CorpusArguments(arguments, passes: 3) }
 
     func run() throws {
-        let loaded = try CatalogLoader.load(directory: catalogDirectory)
+        let passes = options.passes
+        let loaded = try CatalogLoader.load(directory: options.catalogDirectory)
         let program = try QAProgram(ruleSet: loaded.qaRules, catalog: loaded.catalog)
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-        var lines: [Range<Int>] = []
-        var start = 0
-        for (index, byte) in bytes.enumerated() where byte == 0x0A {
-            if index > start { lines.append(start..<index) }
-            start = index + 1
-        }
-        if start < bytes.count { lines.append(start..<bytes.count) }
+        let corpus = try NDJSONCorpus(path: options.file)
+        let (bytes, lines) = (corpus.bytes, corpus.lines)
         var reads: [Double] = [], evaluations: [Double] = []
         var report: QAReport?
         for _ in 0..<passes {

@@ -20,11 +20,29 @@ public struct QAProgram: Sendable {
             let id = names.intern(event.name)
             if event.isEnabled { enabledNames.insert(id) }
         }
-        // Every property any rule reads gets its slot up front, so the log is laid out once.
+        // Every property any rule reads gets its slot up front, so the log is laid out once; filter
+        // values are interned now, so evaluating a rule only looks them up.
         for rule in ruleSet.rules {
             for property in Self.properties(of: rule.kind, catalog: catalog) where slots.slot(property, catalog: catalog) == nil {
                 throw CompileError(rule: rule.id, message: "\(property) is not a catalogued property")
             }
+            for filter in Self.patterns(of: rule.kind, catalog: catalog).flatMap(\.filters) {
+                for value in filter.values { _ = values.intern(value) }
+            }
+        }
+    }
+
+    /// Every event pattern a rule kind uses (funnel steps included).
+    static func patterns(of kind: QARuleKind, catalog: Catalog) -> [EventPattern] {
+        switch kind {
+        case .exactlyOncePer(let event, _, let reset): [event] + reset
+        case .followedBy(let event, let targets, _, _, _), .precededBy(let event, let targets, _, _, _), .emittedTogether(let event, let targets, _, _):
+            [event] + targets
+        case .chain(let event, _, _, _), .minInterval(let event, _, _): [event]
+        case .decrement(let event, _, _, let reset, _, _): [event] + (reset.map { [$0] } ?? [])
+        case .funnelCompleteness(let ids):
+            catalog.funnels.filter { ids.contains($0.id) }.flatMap { $0.steps.map { EventPattern(events: $0.events, filters: $0.filters) } }
+        case .silenceWhile, .catalogued: []
         }
     }
 
@@ -37,22 +55,15 @@ public struct QAProgram: Sendable {
     /// An empty log laid out for this program.
     public func makeLog() -> QAEventLog { QAEventLog(program: self) }
 
-    /// The properties a rule kind reads (filters, `same`, chain and counter properties).
+    /// The properties a rule kind reads: its patterns' filters, and `same`, chain and counter properties.
     static func properties(of kind: QARuleKind, catalog: Catalog) -> [String] {
-        func of(_ patterns: [EventPattern]) -> [String] { patterns.flatMap { $0.filters.map(\.property) } }
+        let filtered = patterns(of: kind, catalog: catalog).flatMap { $0.filters.map(\.property) }
         switch kind {
-        case .exactlyOncePer(let event, _, let reset): return of([event] + reset)
-        case .followedBy(let event, let targets, _, _, let same), .precededBy(let event, let targets, _, _, let same),
-             .emittedTogether(let event, let targets, _, let same):
-            return of([event] + targets) + same
-        case .chain(let event, let property, let previous, _): return of([event]) + [property, previous]
+        case .followedBy(_, _, _, _, let same), .precededBy(_, _, _, _, let same), .emittedTogether(_, _, _, let same): return filtered + same
+        case .chain(_, let property, let previous, _): return filtered + [property, previous]
         case .silenceWhile(let property, _, _): return [property]
-        case .decrement(let event, let property, _, let reset, let resetProperty, _):
-            return of([event] + (reset.map { [$0] } ?? [])) + [property] + (resetProperty.map { [$0] } ?? [])
-        case .minInterval(let event, _, _): return of([event])
-        case .funnelCompleteness(let ids):
-            return catalog.funnels.filter { ids.contains($0.id) }.flatMap { $0.steps.flatMap { $0.filters.map(\.property) } }
-        case .catalogued: return []
+        case .decrement(_, let property, _, _, let resetProperty, _): return filtered + [property] + (resetProperty.map { [$0] } ?? [])
+        default: return filtered
         }
     }
 }

@@ -45,14 +45,7 @@ extension RuleContext {
             }
             if !run.isEmpty { fail("\(run.count) event(s) sent while \(property) was \(value)", run) }
         }
-        let quarantined = log.quarantined.filter { $0.codes.contains("opted_out") }
-        if !quarantined.isEmpty {
-            violations.append(QAViolation(
-                ruleID: rule.id, message: "\(quarantined.count) event(s) sent while \(property) was \(value) (quarantined by the store as opted_out)",
-                installID: nil, sessionID: nil,
-                events: quarantined.prefix(QAViolation.maxEvents).map { QAEventRef(name: $0.eventName ?? "(uncatalogued)", timeMs: $0.receivedTimeMs, eventID: nil) },
-                omittedEvents: max(0, quarantined.count - QAViolation.maxEvents)))
-        }
+        failQuarantined(codes: ["opted_out"]) { "\($0) event(s) sent while \(property) was \(value) (quarantined by the store as opted_out)" }
     }
 
     /// CH33 §8.2 "practice_credit_spent decrements correctly": each `event`'s `property` is the
@@ -137,13 +130,17 @@ extension RuleContext {
             }
             if !offending.isEmpty { fail("\(offending.count) event(s) not in the catalog or disabled", offending) }
         }
-        let quarantined = log.quarantined.filter { $0.codes.contains("unknown_event") || $0.codes.contains("event_disabled") }
-        if !quarantined.isEmpty {
-            violations.append(QAViolation(
-                ruleID: rule.id, message: "\(quarantined.count) event(s) not in the catalog or disabled (quarantined by the store)",
-                installID: nil, sessionID: nil,
-                events: quarantined.prefix(QAViolation.maxEvents).map { QAEventRef(name: $0.eventName ?? "(uncatalogued)", timeMs: $0.receivedTimeMs, eventID: nil) },
-                omittedEvents: max(0, quarantined.count - QAViolation.maxEvents)))
-        }
+        failQuarantined(codes: ["unknown_event", "event_disabled"]) { "\($0) event(s) not in the catalog or disabled (quarantined by the store)" }
+    }
+
+    /// One violation for the events the store quarantined with any of `codes`: their names (when
+    /// catalogued) and receive times — the quarantine keeps no ids, installs or sessions.
+    mutating func failQuarantined(codes: Set<String>, _ message: (Int) -> String) {
+        let quarantined = log.quarantined.filter { !codes.isDisjoint(with: $0.codes) }
+        guard !quarantined.isEmpty else { return }
+        violations.append(QAViolation(
+            ruleID: rule.id, message: message(quarantined.count), installID: nil, sessionID: nil,
+            events: quarantined.prefix(QAViolation.maxEvents).map { QAEventRef(name: $0.eventName ?? "(uncatalogued)", timeMs: $0.receivedTimeMs, eventID: nil) },
+            omittedEvents: max(0, quarantined.count - QAViolation.maxEvents)))
     }
 }
