@@ -111,3 +111,20 @@ import Testing
         for format in QAReport.Format.allCases { #expect(!report.rendered(format).contains(secret)) }
     }
 }
+
+/// Same-millisecond events from a device: their ids do not order them.
+@Suite struct SimultaneousEventTests {
+    typealias Q = QAFixture
+
+    @Test("a gate_result in the same millisecond as its gate_attempt follows it whatever their ids")
+    func sameMillisecond() {
+        let gate: [(String, PropertyValue)] = [("gate_name", .string("branch_limit"))]
+        let result: [(String, PropertyValue)] = [("gate_name", .string("branch_limit")), ("result", .string("blocked"))]
+        // The result's id sorts first: the order inside the millisecond is unknown, not wrong.
+        let lines = Q.events([("gate_result", Q.sessionA, 0, result), ("gate_attempt", Q.sessionA, 0, gate)])
+        #expect(Q.run(lines).result("gates.attempt_then_result").passed)
+        // One millisecond earlier is really earlier.
+        let earlier = [lines[0], lines[1].replacing("T12:00:00.000Z", with: "T12:00:00.001Z")]
+        #expect(!Q.run(earlier).result("gates.attempt_then_result").passed)
+    }
+}

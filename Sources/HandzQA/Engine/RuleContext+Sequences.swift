@@ -26,25 +26,29 @@ extension RuleContext {
     }
 
     /// `followed_by` (forward) and `preceded_by`: every `event` has a target on that side within
-    /// `withinMs` in its unit, agreeing on `same`.
+    /// `withinMs` in its unit, agreeing on `same`. Events of the same millisecond count as
+    /// simultaneous — on either side — since a device's event ids need not order them (the
+    /// client's UUIDv7s are random within a millisecond).
     mutating func sequence(_ event: CompiledPattern, _ targets: [CompiledPattern], _ withinMs: Int64, _ scope: QAScope, same: [String], forward: Bool) {
         let sameSlots = slots(same)
         let wanted = targets.map(\.description).joined(separator: " or ")
+        let step = forward ? 1 : -1
         for unit in order.units(scope) {
             let events = Array(unit)
             for (position, index) in events.enumerated() where event.matches(index, log) {
                 checked += 1
                 let time = log.time[Int(index)]
+                func isTarget(_ other: Int32) -> Bool { targets.contains { $0.matches(other, log) } && agree(index, other, sameSlots) }
                 var found = false
-                var cursor = forward ? position + 1 : position - 1
-                while cursor >= 0 && cursor < events.count {
-                    let other = events[cursor]
-                    if abs(log.time[Int(other)] - time) > withinMs { break }
-                    if targets.contains(where: { $0.matches(other, log) }) && agree(index, other, sameSlots) {
-                        found = true
-                        break
-                    }
-                    cursor += forward ? 1 : -1
+                var cursor = position - step
+                while !found, cursor >= 0, cursor < events.count, log.time[Int(events[cursor])] == time {
+                    found = isTarget(events[cursor])
+                    cursor -= step
+                }
+                cursor = position + step
+                while !found, cursor >= 0, cursor < events.count, abs(log.time[Int(events[cursor])] - time) <= withinMs {
+                    found = isTarget(events[cursor])
+                    cursor += step
                 }
                 if !found {
                     let side = forward ? "followed by" : "preceded by"
