@@ -35,22 +35,7 @@ struct QARuleReader {
 
     mutating func read(file: String, text: String) {
         var reader = YAMLReader(file: file)
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: text)
-        } catch YamlError.duplicatedKeysInMapping(let duplicates, let context) {
-            for key in duplicates.sorted() {
-                let line = LoaderState.secondOccurrence(of: key, in: text, from: context.mark.line) ?? context.mark.line
-                problems.append(CatalogProblem(CatalogLocation(file: file, line: line), "duplicate key '\(key)'"))
-            }
-            return
-        } catch let error as YamlError {
-            problems.append(CatalogProblem(CatalogLocation(file: file, line: LoaderState.line(of: error)), "YAML syntax: \(LoaderState.summary(of: error))"))
-            return
-        } catch {
-            problems.append(CatalogProblem(CatalogLocation(file: file, line: 1), "YAML syntax error"))
-            return
-        }
+        guard let root = LoaderState.compose(text, file: file, problems: &problems) else { return }
         var values: [String: Node] = [:]
         for pair in reader.pairs(root, context: file, allowed: ["spec", "rules", "unchecked"]) { values[pair.key] = pair.value }
         for (id, keyNode, value) in reader.pairs(values["rules"], context: "rules") {
