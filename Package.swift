@@ -41,8 +41,10 @@ let package = Package(
         // Catalog tooling: reads `catalog/` (YAML), lints it, exports JSON Schema and docs.
         .target(
             name: "HandzCatalog",
-            dependencies: ["HandzAnalyticsCore", "HandzQuery", .product(name: "Yams", package: "Yams")]
+            dependencies: ["HandzAnalyticsCore", "HandzQuery", "HandzQA", .product(name: "Yams", package: "Yams")]
         ),
+        // Analytics QA as code (CH33 §8.2, §13): sequence rules over a captured stream. Pure.
+        .target(name: "HandzQA", dependencies: ["HandzAnalyticsCore"]),
         // Synthetic, catalog-driven event generation: valid examples and an invalid corpus.
         .target(name: "HandzSynthetic", dependencies: ["HandzAnalyticsCore"]),
 
@@ -139,7 +141,7 @@ let package = Package(
             name: "HandzAnalyticsCLI",
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
-                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzLake", "HandzPostgresStore", "HandzDashboards",
+                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzLake", "HandzPostgresStore", "HandzDashboards", "HandzQA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -149,7 +151,7 @@ let package = Package(
         // Throughput benchmarks (release mode); figures go to BENCHMARKS.md.
         .executableTarget(
             name: "handz-bench",
-            dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzAnalyticsClient", "HandzSigning", "HandzLint", "HandzSynthetic"],
+            dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzAnalyticsClient", "HandzSigning", "HandzLint", "HandzSynthetic", "HandzQA"],
             path: "Benchmarks/HandzBench"
         ),
         // The ingestion load generator: signed gzip batches over many loopback connections.
@@ -177,6 +179,7 @@ let package = Package(
             name: "HandzQueryTests",
             dependencies: ["HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
         ),
+        .testTarget(name: "HandzQATests", dependencies: ["HandzQA", "HandzCatalog", "HandzSynthetic", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(
             name: "HandzDashboardsTests",
             dependencies: ["HandzDashboards", "HandzAnalysis", "HandzCatalog", "HandzStore", "HandzIngest", "HandzSynthetic", "HandzTestSupport"]

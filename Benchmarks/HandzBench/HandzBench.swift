@@ -2,6 +2,7 @@
 //   swift run -c release handz-bench validate FILE.ndjson [--passes 5]
 //   swift run -c release handz-bench store [--rows N] [--concurrency C]
 //   swift run -c release handz-bench lint [--files N] [--seed S] [--passes P]
+//   swift run -c release handz-bench qa FILE.ndjson [--passes 3]
 // Reported figures are recorded in BENCHMARKS.md together with the command that produced them.
 import Foundation
 import HandzAnalyticsCore
@@ -18,6 +19,7 @@ enum HandzBench {
         case "store": try await StoreBenchmark(arguments: arguments).run()
         case "client": try ClientBenchmark(arguments: arguments).run()
         case "lint": try LintBenchmark(arguments: arguments).run()
+        case "qa": try QABenchmark(arguments: arguments).run()
         default: usage()
         }
     }
@@ -28,6 +30,7 @@ enum HandzBench {
                    handz-bench store [--rows N] [--concurrency C] [--db PATH] [--synchronous full|normal]
                    handz-bench client [--events N] [--endpoint URL --keys FILE]
                    handz-bench lint [--files N] [--seed S] [--passes P] [--dir DIR] [--catalog DIR]
+                   handz-bench qa FILE.ndjson [--passes N] [--catalog DIR]
 
             """.utf8))
         exit(2)
@@ -37,33 +40,15 @@ enum HandzBench {
 /// Validates every line of an NDJSON corpus held in memory, on one thread, several passes;
 /// reports the best pass (the least disturbed by the rest of the machine) and the median.
 struct ValidateBenchmark {
-    var file = ""
-    var passes = 5
-    var catalogDirectory = "catalog"
+    let options: CorpusArguments
 
-    init(arguments: [String]) throws {
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            switch argument {
-            case "--passes": passes = Int(iterator.next() ?? "") ?? passes
-            case "--catalog": catalogDirectory = iterator.next() ?? catalogDirectory
-            default: file = argument
-            }
-        }
-        if file.isEmpty { HandzBench.usage() }
-    }
+    init(arguments: [String]) throws { options = CorpusArguments(arguments, passes: 5) }
 
     func run() throws {
-        let catalog = CompiledCatalog(try CatalogLoader.loadChecked(directory: catalogDirectory))
-        let data = try Data(contentsOf: URL(fileURLWithPath: file))
-        let bytes = [UInt8](data)
-        var lines: [Range<Int>] = []
-        var start = 0
-        for (index, byte) in bytes.enumerated() where byte == 0x0A {
-            if index > start { lines.append(start..<index) }
-            start = index + 1
-        }
-        if start < bytes.count { lines.append(start..<bytes.count) }
+        let passes = options.passes
+        let catalog = CompiledCatalog(try CatalogLoader.loadChecked(directory: options.catalogDirectory))
+        let corpus = try NDJSONCorpus(path: options.file)
+        let (bytes, lines) = (corpus.bytes, corpus.lines)
         var validator = EventValidator(catalog: catalog)
         var timings: [Double] = []
         var accepted = 0

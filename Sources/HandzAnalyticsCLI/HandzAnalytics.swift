@@ -10,7 +10,7 @@ struct HandzAnalytics: AsyncParsableCommand {
         subcommands: [
             Serve.self, Validate.self, CatalogCommand.self, LintCommand.self, Corpus.self, Keys.self, Stats.self, ForgetUser.self, Purge.self,
             Codegen.self, Send.self, QueueCommand.self,
-            Simulate.self, Import.self, Funnel.self, KPI.self, SQLCommand.self, Export.self, DashboardCommand.self,
+            Simulate.self, Import.self, Funnel.self, KPI.self, SQLCommand.self, Export.self, DashboardCommand.self, QA.self,
         ]
     )
 }

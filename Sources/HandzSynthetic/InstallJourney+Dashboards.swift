@@ -1,6 +1,7 @@
 /// Journey parts that give every CH33 §7 dashboard panel data: errors, failed signups, education
-/// concepts, builder limits and the sequence editor, flow complexity, practice gates and credits,
-/// paywall CTAs, the free inbox cap and maintenance plans.
+/// concepts, builder limits and the sequence editor, flow complexity, and maintenance plans
+/// (practice gates and credits, paywall CTAs and the free inbox cap come with the QA sequences in
+/// InstallJourney, which emit them the way CH33 §8.2 requires).
 extension InstallJourney {
     /// §7.1: errors shown during a session.
     mutating func maybeError() {
@@ -37,30 +38,6 @@ extension InstallJourney {
         let nodes = random.int(in: 1...(random.chance(0.2) ? 40 : 12))
         let edges = max(0, nodes - 1 + random.int(in: 0...3))
         return [("nodes_count", .integer(nodes)), ("edges_count", .integer(edges)), ("dangling_paths_count", .integer(random.int(in: 0...min(nodes, 4))))]
-    }
-
-    /// §7.5: the gate before practice, and a credit spent when the gate allowed a free user.
-    /// Whether practice may start.
-    mutating func practiceGate(subscribed: Bool) -> Bool {
-        if subscribed { return true }
-        let credits = random.int(in: 0...3)
-        emit("practice_gate_result", [("gate_name", .string(credits > 0 ? "practice_credit" : "practice_pro_required")),
-                                      ("result", .string(credits > 0 ? "allowed" : "blocked")), ("credits_remaining", .integer(credits))])
-        if credits > 0 { emit("practice_credit_spent", [("credits_remaining_after", .integer(credits - 1))]) }
-        return credits > 0
-    }
-
-    /// §7.6: what the user tapped on a paywall.
-    mutating func paywallCTA(_ paywall: String, converted: Bool) {
-        if converted || random.chance(0.3) {
-            emit("paywall_cta_tapped", [("paywall_id", .string(paywall)), ("cta", .string(converted ? "start_trial" : random.pick(["subscribe", "restore", "not_now"])))])
-        }
-    }
-
-    /// §7.4: a free user's inbox is full (cap 10), sometimes followed by signup or upgrade.
-    mutating func maybeInboxCap() {
-        guard context.userState != "trial" && context.userState != "pro", random.chance(0.05) else { return }
-        emit("gate_result", [("gate_name", .string("free_inbox_cap")), ("result", .string("blocked")), ("surface", .string("inbox"))])
     }
 
     /// §7.5: a maintenance plan after a mastery plan.

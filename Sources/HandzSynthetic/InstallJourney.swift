@@ -6,13 +6,23 @@ struct InstallJourney {
     let simulator: JourneySimulator
     var random: SeededRandom
     var context: EventContext
-    /// Lines per session, in the order they happened.
-    var sessions: [[String]] = []
-    var current: [String] = []
+    /// Events per session, in the order they happened.
+    var sessions: [[SimulatedEvent]] = []
+    var current: [SimulatedEvent] = []
+    /// Faults still to inject (`simulate --faults`), and where the journey injected them.
+    var faults: Set<SimulatedFault> = []
+    var injected: [InjectedFault] = []
     var createdLinks: [String] = []
     var flows: [String] = []
     var trialStartedMs: Int64?
     let endMs: Int64
+    /// The last event id issued (time, high, low): ids are monotonic within a millisecond.
+    var lastID: (ms: Int64, high: UInt64, low: UInt64) = (-1, 0, 0)
+    /// The screen on display in the current session (previous_screen_name of the next one).
+    var screen: String?
+    /// Monthly free practice credits (CH08 §5: 3 a month) and when they were last refreshed.
+    var credits: Int64 = 3
+    var creditsRefreshedMs: Int64
 
     init(simulator: JourneySimulator, random: inout SeededRandom) {
         self.simulator = simulator
@@ -24,6 +34,7 @@ struct InstallJourney {
         context = simulator.factory.randomContext(&self.random, timeMilliseconds: start)
         context.userID = nil
         context.userState = "guest"
+        creditsRefreshedMs = start
     }
 
     // MARK: - Emitting
@@ -34,15 +45,60 @@ struct InstallJourney {
         context.timeMilliseconds += random.int(in: seconds.lowerBound * 1000...seconds.upperBound * 1000)
     }
 
-    mutating func emit(_ name: String, _ overrides: [(String, PropertyValue)] = [], after seconds: ClosedRange<Int64> = 2...90) {
+    mutating func emit(_ name: String, _ overrides: [(String, PropertyValue)] = [], removing: [String] = [], after seconds: ClosedRange<Int64> = 2...90) {
         advance(seconds)
-        current.append(simulator.line(name, context, overrides, &random))
+        let eventID = nextEventID()
+        let text = simulator.line(name, context, overrides, removing: removing, eventID: eventID, &random)
+        current.append(SimulatedEvent(name: name, text: text, eventID: eventID, sessionID: context.sessionID, userState: context.userState))
+    }
+
+    /// A UUIDv7 for the current time, greater than the previous one when in the same millisecond.
+    mutating func nextEventID() -> String {
+        let ms = context.timeMilliseconds
+        var high = UInt64(ms & 0xFFFF_FFFF_FFFF) << 16 | 0x7000 | (random.next() & 0x0FFF)
+        var low = random.next() & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
+        if ms == lastID.ms, (high, low) <= (lastID.high, lastID.low) {
+            (high, low) = (lastID.high, lastID.low)
+            if low & 0x3FFF_FFFF_FFFF_FFFF == 0x3FFF_FFFF_FFFF_FFFF {
+                high += 1
+                low = 0x8000_0000_0000_0000
+            } else {
+                low += 1
+            }
+        }
+        lastID = (ms, high, low)
+        return UUIDv7.format(high: high, low: low)
     }
 
     mutating func beginSession(cold: Bool) {
         context.sessionID = SyntheticUUID.v4(&random)
         current = []
-        emit("app_open", [("start_type", .string(cold ? "cold" : "warm")), ("launch_source", .string(random.pick(["direct", "direct", "push", "deep_link"])))], after: 0...0)
+        screen = nil
+        let launch: [(String, PropertyValue)] = [("start_type", .string(cold ? "cold" : "warm")), ("launch_source", .string(random.pick(["direct", "direct", "push", "deep_link"])))]
+        emit("app_open", launch, after: 0...0)
+        if faults.remove(.doubleAppOpen) != nil {
+            // The fault: the app tracks its foreground entry twice.
+            emit("app_open", launch, after: 0...0)
+            record(.doubleAppOpen, cited: [current[0], current[1]])
+        }
+        show(after: 0...3)
+    }
+
+    /// A screen_viewed chained to the one before it in the session (CH33 §13).
+    mutating func show(after seconds: ClosedRange<Int64> = 2...90) {
+        let next = random.pick(EventFactory.routes)
+        if let screen {
+            emit("screen_viewed", [("screen_name", .string(next)), ("previous_screen_name", .string(screen))], after: seconds)
+        } else {
+            emit("screen_viewed", [("screen_name", .string(next))], removing: ["previous_screen_name"], after: seconds)
+        }
+        screen = next
+    }
+
+    /// gate_attempt then gate_result for one gate, in the same millisecond or the next ones (CH33 §1).
+    mutating func gate(_ name: String, blocked: Bool) {
+        emit("gate_attempt", [("gate_name", .string(name))], after: 0...0)
+        emit("gate_result", [("gate_name", .string(name)), ("result", .string(blocked ? "blocked" : "allowed"))], after: 0...0)
     }
 
     mutating func endSession() {
@@ -73,14 +129,20 @@ struct InstallJourney {
         if random.chance(0.85) {
             emit("onboarding_viewed")
             maybeConcept()
-            if random.chance(0.5) {
-                emit("guest_mode_entered")
+            let guestFirst = random.chance(0.5)
+            if guestFirst {
+                emit("guest_mode_entered", [("entry_point", .string("first_launch"))])
             } else if random.chance(0.8) {
                 signup()
             }
+            // Whoever did not sign up goes on as a guest (CH33 §8.2 guest flow starts here).
+            if context.userState == "guest", !guestFirst {
+                emit("guest_mode_entered", [("entry_point", .string("skip_signup"))])
+            }
             build(newFlow: true, openProbability: 0.75)
-        } else if random.chance(0.3) {
-            build(newFlow: true, openProbability: 0.5)
+        } else {
+            emit("guest_mode_entered", [("entry_point", .string("first_launch"))])
+            if random.chance(0.3) { build(newFlow: true, openProbability: 0.5) }
         }
         if random.chance(0.03) { emit("crash_reported") }
         endSession()
@@ -88,13 +150,13 @@ struct InstallJourney {
 
     mutating func laterSession() {
         beginSession(cold: random.chance(0.6))
+        refreshCredits()
         filler()
         if context.userState == "guest", random.chance(0.35) {
-            emit("gate_result", [("result", .string("blocked"))])
+            gate(random.pick(["account_required", "guest_save_required", "share_link_account_required", "guest_customize_moves"]), blocked: true)
             if random.chance(0.6) { signup() }
         }
         maybeError()
-        maybeInboxCap()
         if random.chance(0.4) { build(newFlow: flows.isEmpty || random.chance(0.3), openProbability: 0.9) }
         if random.chance(0.3) { practice() }
         if random.chance(0.1) { mastery() }
@@ -107,7 +169,22 @@ struct InstallJourney {
     }
 
     mutating func filler() {
-        for _ in 0..<random.int(in: 1...4) { emit("screen_viewed") }
+        for _ in 0..<random.int(in: 1...4) { show() }
+    }
+
+    /// CH08 §5: free credits come back monthly (here: on the first session 30 days after the last).
+    mutating func refreshCredits() {
+        guard context.timeMilliseconds - creditsRefreshedMs >= 30 * 86_400_000 else { return }
+        creditsRefreshedMs = context.timeMilliseconds
+        guard context.userState == "guest" || context.userState == "free" else { return }
+        let refresh: [(String, PropertyValue)] = [("credits_added", .integer(3 - credits)), ("credits_total_after", .integer(3))]
+        emit("practice_credit_refreshed", refresh, after: 0...2)
+        if faults.remove(.doubleCreditRefresh) != nil {
+            // The fault: the monthly refresh fires twice.
+            emit("practice_credit_refreshed", [("credits_added", .integer(0)), ("credits_total_after", .integer(3))], after: 1...60)
+            record(.doubleCreditRefresh, cited: Array(current.suffix(2)))
+        }
+        credits = 3
     }
 
     mutating func signup() {
@@ -121,50 +198,72 @@ struct InstallJourney {
     /// F0 steps 3–5 (builder or library, draft, save), with builder performance.
     mutating func build(newFlow: Bool, openProbability: Double) {
         guard random.chance(openProbability) else { return }
-        emit(random.chance(0.6) ? "flow_builder_opened" : "library_viewed")
         if random.chance(0.6) {
-            let duration = builderLoadTime()
-            emit("perf_flow_builder_loaded", [("fps_bucket", .string(random.pick(["good", "good", "good", "ok", "poor"]))), ("duration_ms", duration)])
+            emit("flow_builder_opened")
+            emit("perf_flow_builder_loaded", [("fps_bucket", .string(random.pick(["good", "good", "good", "ok", "poor"]))), ("duration_ms", builderLoadTime())], after: 0...5)
+        } else {
+            emit("library_viewed")
         }
         guard random.chance(0.8) else { return }
-        emit("flow_draft_created")
+        let draft = SyntheticUUID.v4(&random)
+        emit("flow_draft_created", [("flow_draft_id", .string(draft))])
         for _ in 0..<random.int(in: 0...3) { emit("builder_node_added") }
         builderDetails()
         guard random.chance(0.75) else { return }
+        emit("flow_save_attempt", [("flow_draft_id", .string(draft)), ("current_saved_flow_count", .integer(Int64(flows.count)))], after: 20...900)
+        // CH08 §3: a guest may be asked to sign up; Free is capped at 2 saved flows.
+        let gateName: String? = context.userState == "guest" && random.chance(0.1) ? "guest_save_required"
+            : context.userState == "free" && flows.count >= 2 && random.chance(0.5) ? "free_saved_flows_cap" : nil
+        if let gateName {
+            gate(gateName, blocked: true)
+            emit("flow_saved_blocked", [("gate_name", .string(gateName)), ("current_saved_flow_count", .integer(Int64(flows.count)))], after: 0...0)
+            return
+        }
         let flow = newFlow || flows.isEmpty ? SyntheticUUID.v4(&random) : random.pick(flows)
         if !flows.contains(flow) { flows.append(flow) }
-        emit("flow_saved_success", [("flow_id", .string(flow)), ("branches_count", .integer(random.int(in: 0...6)))] + flowComplexity(), after: 20...900)
+        emit("flow_saved_success", [("flow_id", .string(flow)), ("branches_count", .integer(random.int(in: 0...6)))] + flowComplexity(), after: 0...3)
     }
 
-    /// F3: entry attempt, paywall when blocked, trial or purchase, a practice session.
+    /// F3: entry attempt and the practice gate (CH33 §6.8, §8.2): Trial/Pro are allowed, Free
+    /// spends a monthly credit while any remain, else sees the paywall, may upgrade, practises.
     mutating func practice() {
         emit("practice_entry_attempt", [("target_type", .string("flow"))])
         let subscribed = context.userState == "trial" || context.userState == "pro"
-        if !subscribed, random.chance(0.6) {
-            emit("paywall_viewed", [("paywall_id", .string("practice")), ("entry_point", .string(random.pick(["practice_tab", "practice_tab", "flow_detail", "mastery"])))])
-            let converts = random.chance(0.35)
-            paywallCTA("practice", converted: converts)
-            if converts {
-                if random.chance(0.8) {
-                    emit("trial_started")
-                    context.userState = "trial"
-                    trialStartedMs = context.timeMilliseconds
-                } else {
-                    emit("subscription_purchased")
-                    context.userState = "pro"
-                }
-            } else {
-                return
-            }
+        if subscribed {
+            emit("practice_gate_result", [("gate_name", .string("practice_credit")), ("result", .string("allowed"))], removing: ["credits_remaining"], after: 0...1)
+            session(targetType: "flow", after: 0...5)
+            return
+        }
+        if credits > 0 {
+            emit("practice_gate_result", [("gate_name", .string("practice_credit")), ("result", .string("allowed")), ("credits_remaining", .integer(credits))], after: 0...1)
+            credits -= 1
+            emit("practice_credit_spent", [("credits_remaining_after", .integer(credits)), ("source", .string("practice_tab"))], after: 0...1)
+            session(targetType: "flow", after: 0...5)
+            return
+        }
+        emit("practice_gate_result", [("gate_name", .string("practice_pro_required")), ("result", .string("blocked")), ("credits_remaining", .integer(0))], after: 0...1)
+        emit("paywall_viewed", [("paywall_id", .string("practice")), ("entry_point", .string(random.pick(["practice_tab", "practice_tab", "flow_detail", "mastery"])))], after: 0...2)
+        guard random.chance(0.35) else {
+            if random.chance(0.5) { emit("paywall_cta_tapped", [("paywall_id", .string("practice")), ("cta", .string("not_now"))], after: 2...60) }
+            return
+        }
+        if random.chance(0.8) {
+            emit("paywall_cta_tapped", [("paywall_id", .string("practice")), ("cta", .string("start_trial"))], after: 2...60)
+            emit("trial_started", after: 2...30)
+            context.userState = "trial"
+            trialStartedMs = context.timeMilliseconds
+        } else {
+            emit("paywall_cta_tapped", [("paywall_id", .string("practice")), ("cta", .string("subscribe"))], after: 2...60)
+            emit("subscription_purchased", [("via", .string("paywall"))], after: 2...30)
+            context.userState = "pro"
         }
         guard random.chance(0.8) else { return }
-        guard practiceGate(subscribed: context.userState == "trial" || context.userState == "pro") else { return }
         session(targetType: "flow")
     }
 
-    mutating func session(targetType: String) {
+    mutating func session(targetType: String, after seconds: ClosedRange<Int64> = 2...90) {
         let id = SyntheticUUID.v4(&random)
-        emit("practice_session_started", [("practice_session_id", .string(id)), ("target_type", .string(targetType))])
+        emit("practice_session_started", [("practice_session_id", .string(id)), ("target_type", .string(targetType))], after: seconds)
         if random.chance(0.75) {
             emit("practice_session_completed", [("practice_session_id", .string(id)), ("actual_duration_seconds", .integer(random.int(in: 60...1_800)))], after: 60...1_800)
         } else {
@@ -183,11 +282,16 @@ struct InstallJourney {
 
     /// F2 steps 1–2 on the sender's side.
     mutating func share() {
-        emit("share_link_create_tapped")
-        guard random.chance(0.85) else { return }
+        let flow = flows.isEmpty ? SyntheticUUID.v4(&random) : random.pick(flows)
+        emit("share_link_create_tapped", [("flow_id", .string(flow))])
+        guard random.chance(0.85) else {
+            gate("share_link_daily_cap", blocked: true)
+            emit("share_link_create_blocked", [("gate_name", .string("share_link_daily_cap"))], after: 0...0)
+            return
+        }
         let link = SyntheticUUID.v4(&random)
         createdLinks.append(link)
-        emit("share_link_created", [("share_link_id", .string(link))])
+        emit("share_link_created", [("share_link_id", .string(link)), ("flow_id", .string(flow))], after: 0...3)
         // Some senders test their own link: the per-install F2 then reaches its later steps.
         if random.chance(0.2) { openLink(link) }
     }
@@ -199,9 +303,13 @@ struct InstallJourney {
 
     mutating func openLink(_ link: String) {
         emit("share_link_opened", [("share_link_id", .string(link))])
-        guard random.chance(0.7) else { return }
+        // CH18: a Free inbox holds 10 imports; at the cap the import is refused with the gate events.
+        if context.userState == "free" || context.userState == "guest", random.chance(0.1) {
+            gate("free_inbox_cap", blocked: true)
+            return
+        }
         let importID = SyntheticUUID.v4(&random)
-        emit("import_received", [("import_id", .string(importID)), ("share_link_id", .string(link))])
+        emit("import_received", [("import_id", .string(importID)), ("share_link_id", .string(link))], after: 0...3)
         guard random.chance(0.6) else { return }
         emit("import_saved_to_library_success", [("import_id", .string(importID))], after: 10...3_600)
     }
@@ -210,7 +318,8 @@ struct InstallJourney {
     mutating func subscriptionLife() {
         if context.userState == "trial", let started = trialStartedMs, context.timeMilliseconds - started > 6 * 86_400_000 {
             if random.chance(0.5) {
-                emit("subscription_purchased")
+                // The trial renews into a subscription: not a paywall purchase.
+                emit("subscription_purchased", [("via", .string("settings"))])
                 context.userState = "pro"
             } else {
                 context.userState = "free"
@@ -222,8 +331,18 @@ struct InstallJourney {
         } else if random.chance(0.05) {
             let paywall = random.pick(["saved_flows", "sharing", "other"])
             emit("paywall_viewed", [("paywall_id", .string(paywall)), ("entry_point", .string(random.pick(["library", "share_link", "settings", "gate_prompt"])))])
-            paywallCTA(paywall, converted: false)
+            if random.chance(0.3) {
+                emit("paywall_cta_tapped", [("paywall_id", .string(paywall)), ("cta", .string("restore"))], after: 2...30)
+                if random.chance(0.6) { emit("restore_purchases_failed", after: 1...20) } else { emit("restore_purchases_success", after: 1...20) }
+            } else if random.chance(0.5) {
+                emit("paywall_cta_tapped", [("paywall_id", .string(paywall)), ("cta", .string("not_now"))], after: 2...30)
+            }
         }
+    }
+
+    mutating func record(_ fault: SimulatedFault, cited: [SimulatedEvent]) {
+        injected.append(InjectedFault(fault: fault, installID: context.installID, sessionID: cited.first?.sessionID,
+                                      eventIDs: cited.map(\.eventID), eventName: cited.first?.name ?? ""))
     }
 
     // MARK: - Arrival
@@ -234,7 +353,7 @@ struct InstallJourney {
     func arrivalOrder(_ random: inout SeededRandom) -> [String] {
         var order: [String] = []
         var deferred: [String] = []
-        for session in sessions {
+        for session in sessions.map({ $0.map(\.text) }) {
             if random.chance(0.1) {
                 deferred += session
                 continue

@@ -25,10 +25,21 @@ struct Simulate: ParsableCommand {
     @Option(help: "Output NDJSON file.")
     var out: String
 
+    @Option(help: ArgumentHelp("Comma-separated mistakes to inject, each caught by one QA rule (`qa`): \(SimulatedFault.allCases.map(\.rawValue).joined(separator: ", ")).",
+                               valueName: "LIST"))
+    var faults: String?
+
+    var faultSet: Set<SimulatedFault> {
+        Set((faults ?? "").split(separator: ",").compactMap { SimulatedFault(rawValue: $0.trimmingCharacters(in: .whitespaces)) })
+    }
+
     func validate() throws {
         guard installs > 0, installs <= 10_000_000 else { throw ValidationError("--installs must be 1…10,000,000") }
         guard days > 0, days <= 3_650 else { throw ValidationError("--days must be 1…3650") }
         guard parseUTC(start) != nil else { throw ValidationError("--start must be a UTC date (2026-03-01) or ISO-8601 time") }
+        for name in (faults ?? "").split(separator: ",") where SimulatedFault(rawValue: name.trimmingCharacters(in: .whitespaces)) == nil {
+            throw ValidationError("unknown fault \(name); known: \(SimulatedFault.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
     }
 
     func run() throws {
@@ -37,7 +48,7 @@ struct Simulate: ParsableCommand {
             throw CleanFailure("cannot write \(out)")
         }
         defer { try? handle.close() }
-        var simulator = JourneySimulator(catalog: catalog, options: .init(installs: installs, days: days, seed: seed, startMs: parseUTC(start)!))
+        var simulator = JourneySimulator(catalog: catalog, options: .init(installs: installs, days: days, seed: seed, startMs: parseUTC(start)!), faults: faultSet)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
         var lines = 0
@@ -51,6 +62,36 @@ struct Simulate: ParsableCommand {
             }
         }
         try handle.write(contentsOf: buffer)
-        print("{\"lines\":\(lines),\"installs\":\(installs),\"days\":\(days),\"seed\":\(seed)}")
+        guard faults != nil else {
+            print("{\"lines\":\(lines),\"installs\":\(installs),\"days\":\(days),\"seed\":\(seed)}")
+            return
+        }
+        // Where each fault went (synthetic ids), so a QA run can be checked against it.
+        var json = JSONText()
+        json.beginObject()
+        json.field("lines", lines); json.field("installs", installs); json.field("days", days); json.field("seed", seed)
+        json.key("faults")
+        json.beginArray()
+        for fault in simulator.injectedFaults {
+            json.beginObject()
+            json.field("fault", fault.fault.rawValue)
+            json.field("rule", fault.fault.rule)
+            json.field("install_id", fault.installID)
+            json.key("session_id")
+            if let session = fault.sessionID { json.string(session) } else { json.null() }
+            json.field("event_name", fault.eventName)
+            json.key("event_ids")
+            json.beginArray()
+            for id in fault.eventIDs { json.string(id) }
+            json.endArray()
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        print(json.text)
+        let missing = simulator.faultsWithoutSite.filter { $0 != .missingFunnelStep || !simulator.injectedFaults.contains { $0.fault == .missingFunnelStep } }
+        if !missing.isEmpty {
+            throw CleanFailure("no place in this stream for: \(missing.map(\.rawValue).joined(separator: ", ")) (simulate more installs or days)")
+        }
     }
 }

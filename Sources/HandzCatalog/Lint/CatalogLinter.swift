@@ -16,6 +16,7 @@ public enum CatalogLinter {
         lint.checkSpecCoverage()
         lint.checkFunnels()
         lint.checkKPIs()
+        lint.checkQACoverage(loaded.qaRules)
         lint.checkUnusedProperties()
         return lint.problems.sorted()
     }

@@ -49,7 +49,11 @@ public enum CatalogLoader {
         for file in eventFiles { state.readEvents(root, file: "events/" + file) }
         state.readFunnels(root)
         state.readKPIs(root)
-        return LoadedCatalog(catalog: state.catalog, sources: state.sources, loadProblems: state.problems, directory: directory)
+        var loaded = LoadedCatalog(catalog: state.catalog, sources: state.sources, loadProblems: state.problems, directory: directory)
+        let qa = QARuleLoader.read(directory: root.appendingPathComponent("qa").path, prefix: "qa/", catalog: state.catalog)
+        loaded.qaRules = qa.rules
+        loaded.loadProblems += qa.problems
+        return loaded
     }
 }
 
@@ -71,27 +75,30 @@ struct LoaderState {
         }
         sources.files.append(file)
         var reader = YAMLReader(file: file)
-        let node: Node?
-        do {
-            node = try Yams.compose(yaml: text)
-        } catch YamlError.duplicatedKeysInMapping(let duplicates, let context) {
-            for key in duplicates.sorted() {
-                let line = Self.secondOccurrence(of: key, in: text, from: context.mark.line) ?? context.mark.line
-                problems.append(CatalogProblem(CatalogLocation(file: file, line: line), "duplicate key '\(key)'"))
-            }
-            return nil
-        } catch let error as YamlError {
-            problems.append(CatalogProblem(CatalogLocation(file: file, line: Self.line(of: error)), "YAML syntax: \(Self.summary(of: error))"))
-            return nil
-        } catch {
-            problems.append(CatalogProblem(CatalogLocation(file: file, line: 1), "YAML syntax error"))
-            return nil
-        }
+        guard let node = Self.compose(text, file: file, problems: &problems) else { return nil }
         var values: [String: Node] = [:]
         for pair in reader.pairs(node, context: file, allowed: allowed) { values[pair.key] = pair.value }
         problems += reader.problems
         reader.problems = []
         return (reader, values)
+    }
+
+    /// Parses YAML text; on failure records the problem (duplicate keys at the duplicate's line,
+    /// syntax errors at theirs) and returns nil.
+    static func compose(_ text: String, file: String, problems: inout [CatalogProblem]) -> Node?? {
+        do {
+            return .some(try Yams.compose(yaml: text))
+        } catch YamlError.duplicatedKeysInMapping(let duplicates, let context) {
+            for key in duplicates.sorted() {
+                let line = secondOccurrence(of: key, in: text, from: context.mark.line) ?? context.mark.line
+                problems.append(CatalogProblem(CatalogLocation(file: file, line: line), "duplicate key '\(key)'"))
+            }
+        } catch let error as YamlError {
+            problems.append(CatalogProblem(CatalogLocation(file: file, line: line(of: error)), "YAML syntax: \(summary(of: error))"))
+        } catch {
+            problems.append(CatalogProblem(CatalogLocation(file: file, line: 1), "YAML syntax error"))
+        }
+        return nil
     }
 
     /// The line of the second `key:` at one indentation from `line` on (Yams reports where the

@@ -1,4 +1,5 @@
 import HandzAnalyticsCore
+import HandzQA
 
 /// A place in a catalog file.
 public struct CatalogLocation: Sendable, Hashable, Comparable {
@@ -74,4 +75,6 @@ public struct LoadedCatalog: Sendable {
     public var loadProblems: [CatalogProblem]
     /// The directory the catalog was read from.
     public var directory: String
+    /// The QA rules of `qa/*.yaml` (CH33 §8.2, §13), checked against the catalog as read.
+    public var qaRules = QARuleSet(rules: [])
 }

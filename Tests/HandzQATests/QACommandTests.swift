@@ -1,0 +1,80 @@
+import Foundation
+import HandzSynthetic
+import HandzTestSupport
+import Testing
+
+/// `handz-analytics simulate --faults` and `qa` as a user runs them: files, the store, exit codes.
+@Suite(.serialized) struct QACommandTests {
+    @Test("qa passes a clean simulated file (exit 0) and fails a faulty one (exit 1) in every format")
+    func fileInput() throws {
+        let directory = try temporaryDirectory("qa-cli")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clean = directory.appendingPathComponent("clean.ndjson").path
+        let faulty = directory.appendingPathComponent("faulty.ndjson").path
+        #expect(try CommandRunner.run(["simulate", "--installs", "300", "--days", "42", "--seed", "7", "--out", clean]).status == 0)
+        let simulated = try CommandRunner.run(["simulate", "--installs", "300", "--days", "42", "--seed", "7", "--out", faulty, "--faults", "missing_gate_result"])
+        #expect(simulated.status == 0, "\(simulated.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(simulated.stdout.utf8)) as? [String: Any])
+        let site = try #require((summary["faults"] as? [[String: Any]])?.first)
+        #expect(site["rule"] as? String == "gates.attempt_then_result")
+
+        let passed = try CommandRunner.run(["qa", clean])
+        #expect(passed.status == 0, "\(passed.stdout)")
+        #expect(passed.stdout.split(separator: "\n").last?.hasPrefix("qa: passed — 23 rules, 0 failed") == true)
+        for format in ["text", "json", "junit"] {
+            let failed = try CommandRunner.run(["qa", faulty, "--format", format])
+            #expect(failed.status == 1, "\(format)")
+            #expect(failed.stdout.contains("gates.attempt_then_result") && failed.stdout.contains(site["install_id"] as! String))
+            #expect(failed.stdout.contains((site["event_ids"] as! [String])[0]))
+        }
+    }
+
+    @Test("qa --db reads the store: events sent after opt-out are refused by import, quarantined, and reported by exactly the opt-out rule")
+    func storeInput() throws {
+        let directory = try temporaryDirectory("qa-db")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let events = directory.appendingPathComponent("events.ndjson").path
+        let db = directory.appendingPathComponent("events.sqlite").path
+        #expect(try CommandRunner.run(["simulate", "--installs", "300", "--days", "42", "--seed", "7", "--out", events, "--faults", "events_after_opt_out"]).status == 0)
+        let imported = try CommandRunner.run(["import", "--db", db, events])
+        #expect(imported.status == 1 && imported.stdout.contains("\"opted_out\""), "the store refuses opted-out events: \(imported.stdout)")
+        let report = try CommandRunner.run(["qa", "--db", db, "--format", "json"])
+        #expect(report.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any])
+        let failed = (object["rules"] as! [[String: Any]]).filter { $0["passed"] as? Bool == false }.map { $0["id"] as! String }
+        #expect(failed == ["opt_out.silence"])
+        #expect((object["quarantined"] as? Int ?? 0) > 0)
+    }
+
+    @Test("usage errors exit 2: no input, an unknown fault, a broken --rules directory (reported at file:line)")
+    func usageErrors() throws {
+        let directory = try temporaryDirectory("qa-usage")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try CommandRunner.run(["qa"]).status == 2)
+        let out = directory.appendingPathComponent("x.ndjson").path
+        #expect(try CommandRunner.run(["simulate", "--installs", "1", "--days", "1", "--out", out, "--faults", "double_tap"]).status == 2)
+        let rules = directory.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try "rules:\n  r.x:\n    spec: \"CH33 §13\"\n    title: t\n    kind: followed_by\n    event: app_opend\n    then: [screen_viewed]\n    within: 1s\n    scope: session\n"
+            .write(to: rules.appendingPathComponent("mine.yaml"), atomically: true, encoding: .utf8)
+        try "{}\n".write(toFile: out, atomically: true, encoding: .utf8)
+        let broken = try CommandRunner.run(["qa", out, "--rules", rules.path])
+        #expect(broken.status == 2)
+        #expect(broken.stderr.contains("mine.yaml:6: error: rule r.x: app_opend is not a catalogued event"), "\(broken.stderr)")
+    }
+
+    @Test("a custom --rules directory runs only its rules")
+    func customRules() throws {
+        let directory = try temporaryDirectory("qa-custom")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rules = directory.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try "rules:\n  only.catalogued:\n    spec: \"CH33 §13 Event allowlist\"\n    title: t\n    kind: catalogued\n"
+            .write(to: rules.appendingPathComponent("one.yaml"), atomically: true, encoding: .utf8)
+        let events = directory.appendingPathComponent("e.ndjson").path
+        #expect(try CommandRunner.run(["simulate", "--installs", "20", "--days", "3", "--out", events]).status == 0)
+        let result = try CommandRunner.run(["qa", events, "--rules", rules.path])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("qa: passed — 1 rules, 0 failed"))
+    }
+}
