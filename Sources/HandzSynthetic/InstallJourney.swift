@@ -325,7 +325,7 @@ struct InstallJourney {
                 context.userState = "free"
             }
             trialStartedMs = nil
-        } else if context.userState == "pro", random.chance(0.04) {
+        } else if context.userState == "pro", random.chance(0.08) {
             emit("subscription_cancelled")
             context.userState = "free"
         } else if random.chance(0.05) {
@@ -334,6 +334,11 @@ struct InstallJourney {
             if random.chance(0.3) {
                 emit("paywall_cta_tapped", [("paywall_id", .string(paywall)), ("cta", .string("restore"))], after: 2...30)
                 if random.chance(0.6) { emit("restore_purchases_failed", after: 1...20) } else { emit("restore_purchases_success", after: 1...20) }
+            } else if context.userState != "pro", context.userState != "trial", random.chance(0.25) {
+                // §7.6: a purchase straight from a paywall (so the monetization panels and churn have data).
+                emit("paywall_cta_tapped", [("paywall_id", .string(paywall)), ("cta", .string("subscribe"))], after: 2...30)
+                emit("subscription_purchased", [("via", .string("paywall"))], after: 2...30)
+                context.userState = "pro"
             } else if random.chance(0.5) {
                 emit("paywall_cta_tapped", [("paywall_id", .string(paywall)), ("cta", .string("not_now"))], after: 2...30)
             }
