@@ -167,7 +167,7 @@ class Spark:
                  .config("spark.sql.session.timeZone", "UTC")
                  .config("spark.sql.catalogImplementation", "in-memory")
                  .config("spark.sql.warehouse.dir", os.path.join(work, "spark-warehouse"))
-                 .config("spark.driver.memory", "2g")
+                 .config("spark.driver.memory", "4g")
                  .getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         return spark
