@@ -177,7 +177,9 @@ import Testing
     @Test("429 with Retry-After: an install over its budget, and too many requests at once")
     func rateLimited() async throws {
         var rates = RateLimits()
-        rates.perInstallEventsPerSecond = 1
+        // A refill so slow that a loaded machine cannot refill the bucket between the two sends
+        // (at 1/s, a first send slower than 10 s let the second one through).
+        rates.perInstallEventsPerSecond = 0.001
         rates.perInstallBurst = 30
         var limits = IngestLimits()
         limits.maxConcurrentRequests = 1
