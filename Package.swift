@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "HandzPostgresStore",
             dependencies: [
-                "HandzStore", "HandzSigning",
+                "HandzAnalyticsCore", "HandzStore", "HandzSigning",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -110,7 +110,7 @@ let package = Package(
         .target(name: "HandzAnalysis", dependencies: ["HandzQuery", "HandzSQLite"]),
         // The CH33 §7 dashboards: the static HTML/SVG report and the Grafana export. Pure: the
         // numbers come in from HandzAnalysis, the SQL from HandzQuery; text out, no I/O.
-        .target(name: "HandzDashboards", dependencies: ["HandzQuery"]),
+        .target(name: "HandzDashboards", dependencies: ["HandzAnalyticsCore", "HandzQuery"]),
         // The build-time lint engine: walks app sources parsed by swift-syntax and checks every
         // analytics call against the catalog and the PII rules (CH33 §1, §8.1, §13).
         .target(

@@ -22,11 +22,11 @@ swift build -c release --product handz-analytics >/dev/null
 swift build -c release --product handz-load >/dev/null
 bin=$(swift build -c release --show-bin-path)
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+POSTGRES_FSYNC=on POSTGRES_KEEP_TRAP=1   # durable commits; keep this script's cleanup trap
 postgres_start "$work"
 postgres_as "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U handz bench
 url="postgres://handz@127.0.0.1:$PG_PORT/bench"
-echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on loopback (fsync on, synchronous_commit on)"
-postgres_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U handz -d bench -qc "ALTER SYSTEM SET fsync = on" -c "SELECT pg_reload_conf()" >/dev/null
+echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on loopback (fsync $(postgres_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U handz -d bench -Atc 'SHOW fsync'), synchronous_commit $(postgres_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U handz -d bench -Atc 'SHOW synchronous_commit'))"
 "$bin/handz-analytics" keys create --keys "$work/keys.json" --scope ingest >/dev/null
 
 start_node() {  # $1 = name, rest = store options; sets port

@@ -190,10 +190,16 @@ public final class AnalyticsClient: @unchecked Sendable {
     public var currentSessionID: String { lock.withLock { sessionID } }
     public var currentInstallID: String { lock.withLock { installID } }
 
-    /// Signed in: later events carry `user_id`.
-    public func signIn(userID: String) {
-        lock.withLock { self.userID = userID.lowercased() }
-        withDatabase { try queue.setState("user_id", userID.lowercased()) }
+    /// Signed in: later events carry `user_id`. Only the account's UUID is accepted (the catalog's
+    /// `user_id` is format uuid, CH07): anything else — an email, a name — is refused here and
+    /// never written to the device's queue; returns whether it was accepted.
+    @discardableResult
+    public func signIn(userID: String) -> Bool {
+        let normalized = userID.lowercased()
+        guard StringFormat.uuid.matches(normalized) else { return false }
+        lock.withLock { self.userID = normalized }
+        withDatabase { try queue.setState("user_id", normalized) }
+        return true
     }
 
     /// Signed out (CH33 §9): no event sent from now on carries a user_id — new ones, and the ones

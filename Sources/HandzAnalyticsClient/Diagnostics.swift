@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 
 /// What the hidden developer screen shows (CH33 §12): enabled state, queue, last events (names and
 /// times only), last upload result, last error, next retry, and the local-only counters.
@@ -37,12 +38,12 @@ public struct ClientDiagnostics: Sendable, Equatable {
     public var json: String {
         var out = "{\"enabled\":\(enabled),\"queued_events\":\(queuedEvents),\"queued_bytes\":\(queuedBytes)"
         out += ",\"oldest_event_age_seconds\":" + (oldestEventAge.map { String(Int($0)) } ?? "null")
-        out += ",\"recent_events\":[" + recentEvents.map { "{\"name\":\"\($0.name)\",\"time\":\"\(ISO8601DateFormatter().string(from: $0.time))\"}" }.joined(separator: ",") + "]"
+        out += ",\"recent_events\":[" + recentEvents.map { "{\"name\":\(JSONString.quoted($0.name)),\"time\":\"\(ISO8601DateFormatter().string(from: $0.time))\"}" }.joined(separator: ",") + "]"
         out += ",\"last_upload_status\":" + (lastUploadStatus.map(String.init) ?? "null")
-        out += ",\"last_error\":" + (lastError.map { "\"\($0)\"" } ?? "null")
+        out += ",\"last_error\":" + (lastError.map(JSONString.quoted) ?? "null")
         out += ",\"next_retry\":" + (nextRetry.map { "\"\(ISO8601DateFormatter().string(from: $0))\"" } ?? "null")
         out += ",\"sending_stopped\":\(sendingStopped)"
-        out += ",\"counters\":{" + counters.keys.sorted().map { "\"\($0)\":\(counters[$0]!)" }.joined(separator: ",") + "}"
+        out += ",\"counters\":{" + counters.keys.sorted().map { "\(JSONString.quoted($0)):\(counters[$0]!)" }.joined(separator: ",") + "}"
         out += ",\"balanced\":\(isBalanced)}"
         return out
     }

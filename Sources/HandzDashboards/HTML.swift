@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 
 /// HTML text helpers. Everything that goes into a page passes through ``HTML/escape(_:)``:
 /// titles and notes from `dashboards/`, catalog values in tables, labels in SVG.
@@ -62,7 +63,7 @@ public enum Format {
     /// `2026-03-01` for epoch milliseconds (UTC, proleptic Gregorian).
     public static func date(_ milliseconds: Int64) -> String {
         let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
-        let (year, month, day) = civil(days)
+        let (year, month, day) = TimestampFormat.civilFromDays(Int(days))
         return String(format: "%04d-%02d-%02d", year, month, day)
     }
 
@@ -70,18 +71,5 @@ public enum Format {
     public static func time(_ milliseconds: Int64) -> String {
         let minutes = ((milliseconds % 86_400_000) + 86_400_000) % 86_400_000 / 60_000
         return date(milliseconds) + String(format: " %02d:%02d UTC", minutes / 60, minutes % 60)
-    }
-
-    /// Days since 1970-01-01 → (year, month, day) (H. Hinnant's civil_from_days).
-    static func civil(_ days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -42,7 +42,9 @@ public struct EventImporter {
         var pending: [IngestBatch] = []
         var atEnd = false
         while !atEnd {
-            let data = (try? handle.read(upToCount: 4 << 20)) ?? nil
+            // A read error is an error, not the end of the file: a truncated import must not pass.
+            let data: Data?
+            do { data = try handle.read(upToCount: 4 << 20) } catch { throw StoreError.unavailable("cannot read the input") }
             if let data, !data.isEmpty {
                 carry.append(contentsOf: data)
             } else {

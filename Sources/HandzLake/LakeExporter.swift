@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 import HandzCompression
 import HandzSigning
 import HandzStore
@@ -44,10 +45,15 @@ public struct LakeExporter: Sendable {
         let endMs = LakePartition.floorHour(toMs) == toMs ? toMs : LakePartition.floorHour(toMs) + LakePartition.hourMs
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let writer = PartitionWriter(root: root, level: compressionLevel)
-        try await store.exportEvents(receivedFromMs: fromMs, toMs: endMs) { event in
-            try writer.append(event)
+        do {
+            try await store.exportEvents(receivedFromMs: fromMs, toMs: endMs) { event in
+                try writer.append(event)
+            }
+            try writer.finishPartition()
+        } catch {
+            writer.abandon()  // no half-written temporary file stays behind for the next tick
+            throw error
         }
-        try writer.finishPartition()
         var summary = writer.summary
         for partition in try existingPartitions() where partition.startMs >= fromMs && partition.startMs < endMs && !writer.touched.contains(partition) {
             try FileManager.default.removeItem(at: root.appendingPathComponent(partition.path))
@@ -75,12 +81,10 @@ public struct LakeExporter: Sendable {
     /// Epoch ms of `YYYY-MM-DD` + `HH` (UTC), or nil.
     static func parse(day: String, hour: String) -> Int64? {
         let parts = day.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, let hourValue = Int(hour), (0..<24).contains(hourValue) else { return nil }
-        var components = DateComponents()
-        (components.year, components.month, components.day, components.hour) = (parts[0], parts[1], parts[2], hourValue)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.date(from: components).map { Int64($0.timeIntervalSince1970 * 1000) }
+        guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]),
+              let hourValue = Int(hour), (0..<24).contains(hourValue) else { return nil }
+        let days = TimestampFormat.daysFromCivil(year: parts[0], month: parts[1], day: parts[2])
+        return Int64(days) * 86_400_000 + Int64(hourValue) * LakePartition.hourMs
     }
 }
 
@@ -129,6 +133,13 @@ final class PartitionWriter: @unchecked Sendable {
             hash.update(chunk)
             bytes += chunk.count
         }
+    }
+
+    /// Drops the partition being written (its temporary file); what is in place stays.
+    func abandon() {
+        try? handle?.close()
+        if let temporary { try? FileManager.default.removeItem(at: temporary) }
+        (partition, handle, temporary, gzip) = (nil, nil, nil, nil)
     }
 
     /// Closes the current partition: unchanged → discarded; changed → renamed into place.

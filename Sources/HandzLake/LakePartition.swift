@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 
 /// One partition of the event lake: the events received in one UTC hour, under
 /// `dt=YYYY-MM-DD/hour=HH/` (Hive-style, so Spark, ClickHouse and DuckDB read it as it is).
@@ -36,20 +37,11 @@ public struct LakePartition: Sendable, Hashable, Comparable {
         return (remainder < 0 ? quotient - 1 : quotient) * hourMs
     }
 
-    /// UTC civil date and hour of an epoch millisecond (proleptic Gregorian, H. Hinnant's
-    /// days-from-civil inverse), without Foundation calendars or time zones.
+    /// UTC civil date and hour of an epoch millisecond.
     static func civil(_ timeMs: Int64) -> (Int, Int, Int, Int) {
         let hours = floorHour(timeMs) / hourMs
-        let (days, hour) = (hours >= 0 ? hours / 24 : (hours - 23) / 24, ((hours % 24) + 24) % 24)
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day), Int(hour))
+        let days = hours >= 0 ? hours / 24 : (hours - 23) / 24
+        let date = TimestampFormat.civilFromDays(Int(days))
+        return (date.year, date.month, date.day, Int(hours - days * 24))
     }
 }

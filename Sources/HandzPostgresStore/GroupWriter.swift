@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 import HandzStore
 import Logging
 import PostgresNIO
@@ -142,15 +143,5 @@ actor GroupWriter {
         }
     }
 
-    static func uuidText(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func uuidText(_ bytes: [UInt8]) -> String { UUIDText.canonical(bytes) }
 }

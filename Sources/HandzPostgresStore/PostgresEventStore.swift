@@ -25,7 +25,9 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
               let host = components.host else { throw StoreError.unavailable("not a postgres:// URL") }
         let configuration = PostgresClient.Configuration(
             host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
-            password: components.password, database: String(components.path.dropFirst()).isEmpty ? nil : String(components.path.dropFirst()),
+            // A password on the command line shows in `ps` and shell history; leave it out of the
+            // URL and set PGPASSWORD (libpq's variable) instead.
+            password: components.password ?? ProcessInfo.processInfo.environment["PGPASSWORD"], database: String(components.path.dropFirst()).isEmpty ? nil : String(components.path.dropFirst()),
             tls: .disable
         )
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -107,6 +109,9 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
         return stats
     }
 
+    /// Unlinks the user's events in one transaction. PostgreSQL keeps the old row versions until
+    /// VACUUM reclaims them (autovacuum does, or `VACUUM events` at once); the README's privacy
+    /// section says so.
     public func forgetUser(_ userID: String, nowMs: Int64) async throws -> Int {
         try await client.withTransaction(logger: logger) { connection in
             var changed = 0

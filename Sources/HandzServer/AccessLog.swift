@@ -1,8 +1,11 @@
 import Foundation
+import HandzAnalyticsCore
 import Hummingbird
 
 /// An optional access log (`serve --access-log FILE`): one JSON line per request with its arrival
-/// time, method, path, status and duration — never headers, keys or bodies.
+/// time, method, route, status and duration — never headers, keys or bodies, and never a path as
+/// the client sent it: only the name of a known route (`other` for anything else), so neither a
+/// user_id in `/v1/users/{user_id}` nor whatever a scanner puts in a URL reaches the file.
 public final class AccessLog: @unchecked Sendable {
     private let handle: FileHandle
     private let lock = NSLock()
@@ -19,8 +22,8 @@ public final class AccessLog: @unchecked Sendable {
     }
 
     func record(arrivalMs: Int64, method: String, path: String, status: Int, durationMs: Double) {
-        let line = String(format: "{\"time_ms\":%lld,\"method\":\"%@\",\"path\":\"%@\",\"status\":%d,\"duration_ms\":%.2f}\n",
-                          arrivalMs, method, path, status, durationMs)
+        let line = "{\"time_ms\":\(arrivalMs),\"method\":\(JSONString.quoted(method)),\"path\":\(JSONString.quoted(path)),"
+            + "\"status\":\(status),\"duration_ms\":\(String(format: "%.2f", durationMs))}\n"
         lock.lock()
         handle.write(Data(line.utf8))
         lock.unlock()
@@ -35,13 +38,21 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let started = DispatchTime.now().uptimeNanoseconds
         var status = 500
         defer {
-            // Only the route's path, without query; user ids in /v1/users/{id} are not logged.
-            let path = request.uri.path.hasPrefix("/v1/users/") ? "/v1/users/{user_id}" : request.uri.path
+            let path = Self.route(request.uri.path)
             log.record(arrivalMs: Int64(arrival.timeIntervalSince1970 * 1000), method: request.method.rawValue, path: path,
                        status: status, durationMs: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
         }
         let response = try await next(request, context)
         status = response.status.code
         return response
+    }
+
+    /// The route a path belongs to, as the log writes it.
+    static func route(_ path: String) -> String {
+        switch path {
+        case "/v1/batch", "/v1/admin/reload", "/v1/admin/maintenance", "/health", "/metrics": path
+        case _ where path.hasPrefix("/v1/users/"): "/v1/users/{user_id}"
+        default: "other"
+        }
     }
 }

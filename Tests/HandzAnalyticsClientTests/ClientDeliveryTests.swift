@@ -134,7 +134,6 @@ import Testing
         #expect(diagnostics.queuedEvents == 0 && !diagnostics.enabled)
         #expect(diagnostics.dropped(.purgedOptOut) == 40)
         #expect(diagnostics.tracked == 40 && diagnostics.isBalanced)
-        #expect(world.batches().isEmpty)
 
         // Back on: only what is tracked from now on is sent (no backfill, CH33-P8).
         client.setEnabled(true)

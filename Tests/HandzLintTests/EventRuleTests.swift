@@ -23,6 +23,13 @@ import Testing
         #expect(diagnostics.first?.severity == .error)
     }
 
+    @Test("an unknown literal that is not shaped like an event name is not echoed (it may be a value)")
+    func unknownLiteralNotEchoed() {
+        let diagnostics = lint(#"    analytics.track("someone@example.com", properties: [:])"#)
+        #expect(diagnostics.map(\.rule) == [.unknownEvent])
+        #expect(diagnostics.first?.message == "this literal is not a catalogued event")
+    }
+
     @Test("a disabled placeholder is an error naming where it comes from")
     func placeholder() {
         let diagnostics = lint(#"analytics.track("purchase_started", properties: ["plan": "annual"])"#)

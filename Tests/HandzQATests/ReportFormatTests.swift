@@ -18,7 +18,11 @@ import FoundationXML
         var lines = Q.simulate(faults: [.wrongPreviousScreen, .doubleAppOpen, .uncataloguedEvent]).lines
         // Screen names (which the chain rule reads) all carry a sentinel, consistently.
         lines = lines.map { $0.replacing("\"home/demo\"", with: "\"zz_sentinel/value\"") }
-        lines.append(lines[0].replacing("\"event_name\":\"app_open\"", with: "\"event_name\":\"someone@example.com\""))
+        // An uncatalogued name that looks like an email, on a line of its own (a fresh event_id, so
+        // it is not collapsed as a retry of line 0 and really reaches the allowlist rule).
+        let firstID = lines[0].firstMatch(of: /"event_id":"([0-9a-f-]{36})"/)!.1
+        lines.append(lines[0].replacing("\"event_name\":\"app_open\"", with: "\"event_name\":\"someone@example.com\"")
+            .replacing(String(firstID), with: "0190a5e2-6c1d-7b3e-9f00-0000000e3a11"))
         return Q.run(lines)
     }()
 
@@ -29,6 +33,7 @@ import FoundationXML
             let text = Self.faulty.rendered(format, limit: 10_000)
             #expect(!text.contains("zz_sentinel") && !text.contains("someone@example.com"), "\(format)")
             #expect(!text.contains("flow/builder") && !text.contains("inbox/list"), "\(format): a screen name leaked")
+            #expect(text.contains("0190a5e2-6c1d-7b3e-9f00-0000000e3a11") && text.contains("(uncatalogued)"), "\(format): the uncatalogued event is reported by id")
         }
     }
 

@@ -4,6 +4,7 @@
 #   source scripts/lib/postgres.sh
 #   postgres_start DIR        # sets PG_PORT, PG_BIN, POSTGRES_DSN (libpq) and POSTGRES_URL (postgres://)
 #   postgres_stop             # also registered as an EXIT trap by postgres_start
+#   POSTGRES_FSYNC=on         # before postgres_start: durable commits (benchmarks); tests run with fsync off
 #
 # Needs the `postgresql` package (the scripts install it when missing).
 
@@ -24,10 +25,10 @@ postgres_start() {
   mkdir -p "$PG_DATA" "$dir/pgsock" "$dir/pglog"
   chown -R "$pg_user" "$PG_DATA" "$dir/pgsock" "$dir/pglog" 2>/dev/null || true
   chmod 755 "$dir"
-  trap postgres_stop EXIT
+  [ "${POSTGRES_KEEP_TRAP:-}" = 1 ] || trap postgres_stop EXIT
   postgres_as "$PG_BIN/initdb" -D "$PG_DATA" -U handz --auth=trust --locale=C -E UTF8 >/dev/null
   postgres_as "$PG_BIN/pg_ctl" -D "$PG_DATA" -w -t 60 -l "$dir/pglog/postgres.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $dir/pgsock -c fsync=off -c work_mem=64MB -c max_connections=300" start >/dev/null
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $dir/pgsock -c fsync=${POSTGRES_FSYNC:-off} -c work_mem=64MB -c max_connections=300" start >/dev/null
   POSTGRES_DSN="host=127.0.0.1 port=$PG_PORT user=handz dbname=postgres"
   POSTGRES_URL="postgres://handz@127.0.0.1:$PG_PORT/postgres"
 }

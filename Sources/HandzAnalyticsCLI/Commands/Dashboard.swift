@@ -91,7 +91,7 @@ struct DashboardRender: ParsableCommand {
             try Data(page.html.utf8).write(to: URL(fileURLWithPath: out).appendingPathComponent(page.fileName))
         }
         let seconds = String(format: "%.2f", Date().timeIntervalSince(started))
-        print("{\"pages\":\(pages.count),\"panels\":\(data.reduce(0) { $0 + $1.panels.count }),\"from\":\"\(Format.time(fromMs))\",\"to\":\"\(Format.time(toMs))\",\"seconds\":\(seconds),\"index\":\"\(URL(fileURLWithPath: out).appendingPathComponent("index.html").path)\"}")
+        print("{\"pages\":\(pages.count),\"panels\":\(data.reduce(0) { $0 + $1.panels.count }),\"from\":\"\(Format.time(fromMs))\",\"to\":\"\(Format.time(toMs))\",\"seconds\":\(seconds),\"index\":\(JSONString.quoted(URL(fileURLWithPath: out).appendingPathComponent("index.html").path))}")
     }
 }
 

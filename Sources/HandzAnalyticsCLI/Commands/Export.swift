@@ -29,14 +29,14 @@ struct Export: ParsableCommand {
         @Option(help: "SQLite database file.")
         var db = "handz-events.sqlite"
 
-        @Option(help: "Read a shared PostgreSQL store (postgres://user@host:port/database) instead of --db.")
+        @Option(help: "Read a shared PostgreSQL store (postgres://user@host:port/database; the password from PGPASSWORD) instead of --db.")
         var store: String?
 
         func validate() throws {
             guard let fromMs = parseUTC(from) else { throw ValidationError("--from must be a UTC date (2026-03-01) or ISO-8601 time") }
             guard let toMs = parseUTC(to) else { throw ValidationError("--to must be a UTC date (2026-03-01) or ISO-8601 time") }
             guard fromMs < toMs else { throw ValidationError("--from must be before --to") }
-            if let store, !(store.hasPrefix("postgres://") || store.hasPrefix("postgresql://")) { throw ValidationError("--store must be a postgres:// URL") }
+            try checkPostgresURL(store)
         }
 
         func run() async throws {

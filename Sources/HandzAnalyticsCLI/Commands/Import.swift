@@ -46,10 +46,7 @@ struct Import: AsyncParsableCommand {
         json.field("accepted", summary.accepted)
         json.field("duplicates", summary.duplicates)
         json.field("rejected", summary.rejected)
-        json.key("rejected_by_code")
-        json.beginObject()
-        for code in summary.rejectedByCode.keys.sorted() { json.field(code, summary.rejectedByCode[code]!) }
-        json.endObject()
+        json.counts("rejected_by_code", summary.rejectedByCode)
         json.endObject()
         print(json.text)
         if summary.rejected > 0 { throw ExitCode(1) }

@@ -91,6 +91,11 @@ extension QAReport.Format: ExpressibleByArgument {}
 enum QAStoreReader {
     static func read(path: String, into log: inout QAEventLog) throws {
         let database = try SQLiteDatabase(path: path, readOnly: true)
+        // One read transaction: events and quarantine from the same snapshot while `serve` writes.
+        try database.transaction("DEFERRED") { try read(database, into: &log) }
+    }
+
+    private static func read(_ database: SQLiteDatabase, into log: inout QAEventLog) throws {
         let events = try database.prepare("SELECT event_id, event_name, event_time_ms, install_id, session_id, user_state, properties FROM events")
         while try events.step() {
             let id = events.blob(0)

@@ -25,7 +25,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "SQLite database file.")
     var db = "handz-events.sqlite"
 
-    @Option(help: "Use a shared PostgreSQL store (postgres://user:password@host:port/database) instead of --db.")
+    @Option(help: "Use a shared PostgreSQL store (postgres://user@host:port/database; the password from PGPASSWORD) instead of --db.")
     var store: String?
 
     @Option(help: "Keys file (created with one ingest key if missing).")
@@ -69,7 +69,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard StoreConfiguration.Synchronous(rawValue: synchronous) != nil else { throw ValidationError("--synchronous must be full or normal") }
-        if let store, !(store.hasPrefix("postgres://") || store.hasPrefix("postgresql://")) { throw ValidationError("--store must be a postgres:// URL") }
+        try checkPostgresURL(store)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
     }

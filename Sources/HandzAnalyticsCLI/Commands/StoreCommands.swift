@@ -48,10 +48,7 @@ struct Stats: ParsableCommand {
         json.field("accepted", stats.accepted)
         json.field("duplicates", stats.duplicates)
         json.field("rejected", stats.rejected)
-        json.key("rejected_by_code")
-        json.beginObject()
-        for code in stats.rejectedByCode.keys.sorted() { json.field(code, stats.rejectedByCode[code]!) }
-        json.endObject()
+        json.counts("rejected_by_code", stats.rejectedByCode)
         json.field("stored_events", stats.storedEvents)
         json.endObject()
         print(json.text)

@@ -36,7 +36,10 @@ struct AnalyticsCallChecker {
                 return nil
             }
             guard let event = catalog.event(named: name) else {
-                add(.unknownEvent, at: expression, "'\(name)' is not a catalogued event")
+                // The literal is echoed only when it looks like an event name; anything else (an
+                // email pasted by mistake, free text) is never copied into diagnostics or the cache.
+                let shown = isSnakeCase(name) && name.utf8.count <= 64 ? "'\(name)'" : "this literal"
+                add(.unknownEvent, at: expression, "\(shown) is not a catalogued event")
                 return nil
             }
             return emitted(event, at: expression)

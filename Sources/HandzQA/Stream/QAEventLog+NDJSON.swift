@@ -73,8 +73,11 @@ extension QAEventLog {
                 case .eventID:
                     guard text.count == 36, UUIDFormat.matches(text.baseAddress!, 36) else { throw QAInputError.invalidField(field.key) }
                     eventID = UUIDFormat.bytes(text.baseAddress!)
-                case .installID: installID = identifiers.intern(text)
-                case .sessionID: sessionID = identifiers.intern(text)
+                // Reports print these ids, so only UUIDs are kept: a capture is not validated, and
+                // a value in their place (an email, a name) must never reach a report.
+                case .installID, .sessionID:
+                    guard text.count == 36, UUIDFormat.matches(text.baseAddress!, 36) else { throw QAInputError.invalidField(field.key) }
+                    if field == .installID { installID = identifiers.intern(text) } else { sessionID = identifiers.intern(text) }
                 case .properties: break
                 }
             }
