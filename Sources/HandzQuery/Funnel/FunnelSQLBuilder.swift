@@ -8,12 +8,14 @@ import HandzAnalyticsCore
 /// the integer milliseconds between step k−1 and step k over those chains; NULL for step 1).
 /// Conversions are ratios of these integers, computed by ``FunnelReport``.
 ///
-/// How the greedy chain is computed without correlated subqueries (ClickHouse and Spark lack
-/// them): the funnel's events in [from, to + window) are numbered per actor by
-/// (event_time_ms, event_id) — `seq`. For every entry, step k's event is `MIN(seq)` over the
-/// actor's step-k events with `seq` after step k−1's and time ≤ entry + window; because `seq`
-/// follows (time, event_id), `MIN(t)` over the same rows is that event's time. `seq` strictly
-/// increases along a chain, so one event never fills two steps.
+/// How the greedy chain is computed with window functions only — no correlated subqueries
+/// (ClickHouse and Spark lack them) and no joins (whose plans differ most between engines): the
+/// funnel's events in [from, to + window) are ordered per actor by (event_time_ms, event_id),
+/// and n − 1 running `MIN` windows, from the last step back to step 2, give every row the times
+/// of the greedy chain that starts after it (see the passes below). An entry's chain is the one
+/// after its own row; it ends at the first step later than entry + window. Each step starts
+/// strictly after the previous step's row, so one event never fills two steps. Linear in the
+/// actor's events, where a join of entries to later events would be quadratic.
 public struct FunnelSQLBuilder {
     public let catalog: Catalog
     public let dialect: SQLDialect
@@ -24,15 +26,90 @@ public struct FunnelSQLBuilder {
     }
 
     public func sql(_ query: FunnelQuery) throws(QueryError) -> String {
+        var ctes = try eventCTEs(query)
+        let count = query.funnel.steps.count
+        let window = String(query.windowMs)
+        let from = String(query.fromMs), to = String(query.toMs)
+        // Pass k (from the last step down to step 2) adds, per row r, f{k}_j for j = k…n: the time
+        // of step j on the greedy chain of steps k…n that starts strictly after r. Step k's event
+        // is the first step-k row after r, and since every f{k+1}_j only grows as its row moves
+        // later (a later start never gives an earlier chain), f{k}_j is the MIN of f{k+1}_j over
+        // the step-k rows after r — one running window, in reverse order so the frame starts at
+        // UNBOUNDED PRECEDING and every engine aggregates it incrementally.
+        let after = "OVER (PARTITION BY actor ORDER BY t DESC, id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
+        let stepColumns = (1...count).map { "s\($0)" }
+        var source = "ev"
+        var carried: [String] = []
+        for k in stride(from: count, through: 2, by: -1) {
+            var columns = ["actor", "t", "id", "bd"] + stepColumns[0..<(k - 1)] + carried
+            columns.append("MIN(CASE WHEN s\(k) = 1 THEN t END) \(after) AS f\(k)_\(k)")
+            for j in stride(from: k + 1, through: count, by: 1) {
+                columns.append("MIN(CASE WHEN s\(k) = 1 THEN f\(k + 1)_\(j) END) \(after) AS f\(k)_\(j)")
+            }
+            // Only rows that pass k reads (step k) or that still start or continue a chain
+            // (steps 1…k−1) go on.
+            let needed = (1...k).map { "s\($0) = 1" }.joined(separator: " OR ")
+            ctes.append("""
+            p\(k) AS (
+              SELECT \(columns.joined(separator: ",\n         "))
+              FROM \(source)\(source == "ev" ? "" : "\n  WHERE \(needed)")
+            )
+            """)
+            carried = (k...count).map { "f\(k)_\($0)" }
+            source = "p\(k)"
+        }
+        // One row per entry: step j's time is f2_j (the chain after the entry); the level is the
+        // last step whose time is within the window (times only grow along a chain, so every
+        // earlier step is within it too, and the first step outside it ends the chain).
+        var level = "CASE"
+        for j in stride(from: count, through: 2, by: -1) {
+            level += " WHEN f2_\(j) <= t + \(window) THEN \(j)"
+        }
+        level = count == 1 ? "1" : level + " ELSE 1 END"
+        var chainColumns = ["actor", "t", "id", "bd", "t AS t1"]
+        for j in stride(from: 2, through: count, by: 1) { chainColumns.append("f2_\(j) AS t\(j)") }
+        chainColumns.append("\(level) AS lvl")
+        ctes.append("""
+        ch AS (
+          SELECT \(chainColumns.joined(separator: ", "))
+          FROM \(source)
+          WHERE s1 = 1 AND t >= \(from) AND t < \(to)
+        )
+        """)
+        let times = (1...count).map { "t\($0)" }.joined(separator: ", ")
+        ctes.append("""
+        rk AS (
+          SELECT actor, bd, lvl, \(times), ROW_NUMBER() OVER (PARTITION BY actor ORDER BY lvl DESC, t, id) AS r
+          FROM ch
+        )
+        """)
+        var deltas = ["  SELECT bd, 1 AS step, \(dialect.nullInteger) AS d FROM rk WHERE r = 1"]
+        for k in stride(from: 2, through: count, by: 1) {
+            deltas.append("  SELECT bd, \(k) AS step, \(dialect.castInteger("t\(k) - t\(k - 1)")) AS d FROM rk WHERE r = 1 AND lvl >= \(k)")
+        }
+        ctes.append("dl AS (\n" + deltas.joined(separator: "\n  UNION ALL\n") + "\n)")
+        ctes.append(MedianSQL.rankedCTE(name: "md", source: "dl", partition: "bd, step", value: "d"))
+        return "WITH\n" + ctes.joined(separator: ",\n") + "\n"
+            + "SELECT bd AS breakdown, step, MAX(n) AS actors, \(MedianSQL.pick(value: "d")) AS median_ms\n"
+            + "FROM md\nGROUP BY bd, step\nORDER BY step" + dialect.querySuffix
+    }
+
+    /// The funnel's events, unordered, one row each: `actor`, `t` (event_time_ms), `id`
+    /// (event_id), `bd` (the breakdown value or NULL) and `s1`…`sn` (1 when the event matches
+    /// step k, else 0) — what ``FunnelEvaluator`` reads on the embedded store.
+    public func eventsSQL(_ query: FunnelQuery) throws(QueryError) -> String {
+        let steps = (1...query.funnel.steps.count).map { "s\($0)" }.joined(separator: ", ")
+        return "WITH\n" + (try eventCTEs(query)).joined(separator: ",\n") + "\nSELECT actor, t, id, bd, \(steps) FROM ev" + dialect.querySuffix
+    }
+
+    /// The source's CTEs, then `ev`: the funnel's events in [from, to + window) with the actor,
+    /// the breakdown value and one 0/1 column per step (filters evaluated by the engine).
+    func eventCTEs(_ query: FunnelQuery) throws(QueryError) -> [String] {
         guard query.fromMs < query.toMs else { throw .invalidRange("from must be before to") }
         guard query.windowMs > 0 else { throw .invalidWindow }
         let access = PropertyAccess(catalog: catalog, dialect: dialect)
-        let steps = query.funnel.steps
-        let count = steps.count
-        let window = String(query.windowMs)
-        let from = String(query.fromMs), to = String(query.toMs)
+        let from = String(query.fromMs)
         let horizon = String(query.toMs &+ query.windowMs)
-
         var ctes: [String] = try query.source.leadingCTEs(dialect)
         let actor: String
         if query.actor == .user {
@@ -48,7 +125,7 @@ public struct FunnelSQLBuilder {
 
         var flags: [String] = []
         var names: [String] = []
-        for (index, step) in steps.enumerated() {
+        for (index, step) in query.funnel.steps.enumerated() {
             flags.append("CASE WHEN \(try access.matches(events: step.events, filters: step.filters)) THEN 1 ELSE 0 END AS s\(index + 1)")
             for name in step.events where !names.contains(name) { names.append(name) }
         }
@@ -61,67 +138,7 @@ public struct FunnelSQLBuilder {
             AND e.event_time_ms >= \(from) AND e.event_time_ms < \(horizon)
         )
         """)
-        let stepColumns = (1...count).map { "s\($0)" }.joined(separator: ", ")
-        ctes.append("""
-        sq AS (
-          SELECT actor, t, bd, \(stepColumns), ROW_NUMBER() OVER (PARTITION BY actor ORDER BY t, id) AS seq
-          FROM ev
-        )
-        """)
-        ctes.append("""
-        c1 AS (
-          SELECT actor, seq AS e_seq, t AS e_t, bd, seq AS p, t AS tk
-          FROM sq WHERE s1 = 1 AND t >= \(from) AND t < \(to)
-        )
-        """)
-        for k in stride(from: 2, through: count, by: 1) {
-            ctes.append("""
-            c\(k) AS (
-              SELECT c.actor AS actor, c.e_seq AS e_seq, MIN(s.seq) AS p, MIN(s.t) AS tk, c.e_t AS e_t
-              FROM c\(k - 1) c JOIN sq s ON s.actor = c.actor
-              WHERE s.s\(k) = 1 AND s.seq > c.p AND s.t <= c.e_t + \(window)
-              GROUP BY c.actor, c.e_seq, c.e_t
-            )
-            """)
-        }
-        // The chains, one row per entry: every c_k holds the entries whose chain reaches step k
-        // (c_k ⊆ c_k−1 on (actor, e_seq)), so the level is the largest k present and t_k its
-        // time. A UNION ALL grouped by entry, rather than LEFT JOINs of c1 to each c_k, which
-        // SQLite would run as nested scans (quadratic in entries).
-        var parts = ["  SELECT actor, e_seq, 1 AS k, tk, bd AS b0 FROM c1"]
-        for k in stride(from: 2, through: count, by: 1) {
-            parts.append("  SELECT actor, e_seq, \(k) AS k, tk, \(dialect.nullText) AS b0 FROM c\(k)")
-        }
-        var chainColumns = ["actor", "e_seq", "MAX(b0) AS bd"]
-        for k in 1...count {
-            chainColumns.append("MAX(CASE WHEN k = \(k) THEN tk END) AS t\(k)")
-        }
-        chainColumns.append("MAX(k) AS lvl")
-        ctes.append("""
-        ch AS (
-          SELECT \(chainColumns.joined(separator: ", "))
-          FROM (
-        \(parts.joined(separator: "\n  UNION ALL\n"))
-          ) cu
-          GROUP BY actor, e_seq
-        )
-        """)
-        let times = (1...count).map { "t\($0)" }.joined(separator: ", ")
-        ctes.append("""
-        rk AS (
-          SELECT actor, bd, lvl, \(times), ROW_NUMBER() OVER (PARTITION BY actor ORDER BY lvl DESC, e_seq) AS r
-          FROM ch
-        )
-        """)
-        var deltas = ["  SELECT bd, 1 AS step, \(dialect.nullInteger) AS d FROM rk WHERE r = 1"]
-        for k in stride(from: 2, through: count, by: 1) {
-            deltas.append("  SELECT bd, \(k) AS step, \(dialect.castInteger("t\(k) - t\(k - 1)")) AS d FROM rk WHERE r = 1 AND lvl >= \(k)")
-        }
-        ctes.append("dl AS (\n" + deltas.joined(separator: "\n  UNION ALL\n") + "\n)")
-        ctes.append(MedianSQL.rankedCTE(name: "md", source: "dl", partition: "bd, step", value: "d"))
-        return "WITH\n" + ctes.joined(separator: ",\n") + "\n"
-            + "SELECT bd AS breakdown, step, MAX(n) AS actors, \(MedianSQL.pick(value: "d")) AS median_ms\n"
-            + "FROM md\nGROUP BY bd, step\nORDER BY step" + dialect.querySuffix
+        return ctes
     }
 
     /// Breakdowns are restricted to closed sets, so the only values a funnel prints are catalog

@@ -5,6 +5,7 @@ import HandzQuery
 import HandzSQLite
 import HandzStore
 import HandzTestSupport
+import Testing
 
 /// One stored event of a fixture, as the store holds it.
 struct FixtureEvent {
@@ -70,7 +71,10 @@ struct FixtureStore {
 
     /// The funnel's rows as the SQL returns them (breakdown, step) → (actors, median ms).
     func funnel(_ query: FunnelQuery) throws -> [FunnelKey: FunnelValue] {
-        let report = try analysis().funnel(query)
+        // Both ways the embedded store runs a funnel: the chain walk and the SQL.
+        let analysis = try analysis()
+        let report = try analysis.funnel(query)
+        #expect(FunnelKey.table(try analysis.funnelBySQL(query)) == FunnelKey.table(report), "chain walk and SQL differ")
         return FunnelKey.table(report)
     }
 }
