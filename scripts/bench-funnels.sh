@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Funnel benchmark (not run in CI): simulate ~10 million events, import them into the SQLite
-# store, run F0 on SQLite (`handz-analytics funnel`), then the same F0 SQL on DuckDB, ClickHouse
-# (chdb) and Spark SQL, and a hand-written ClickHouse windowFunnel query. Figures go to
-# BENCHMARKS.md. Usage: scripts/bench-funnels.sh [INSTALLS] (default 140000 ≈ 10M events).
+# store, run F0 on SQLite (`handz-analytics funnel`: the chain walk, then `--via sql`), then the
+# same F0 SQL on DuckDB, ClickHouse (chdb) and Spark SQL, and a hand-written ClickHouse
+# windowFunnel query. Figures go to BENCHMARKS.md. Usage: scripts/bench-funnels.sh [INSTALLS] (default 140000 ≈ 10M events).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 INSTALLS="${1:-140000}"
@@ -37,6 +37,11 @@ for run in 1 2 3; do
   echo "{\"engine\": \"sqlite F0 run $run\", \"seconds\": $(echo "$(date +%s.%N) - $start" | bc)}"
 done
 cat "$RUN/f0.sqlite.json"; echo
+# The generated SQLite SQL on the same store (what `sql funnel F0 --dialect sqlite` prints).
+start=$(date +%s.%N)
+"$BIN" funnel F0 --db "$RUN/store.sqlite" --from "$FROM" --to "$TO" --format json --via sql > "$RUN/f0.sqlite-sql.json"
+echo "{\"engine\": \"sqlite F0 --via sql\", \"seconds\": $(echo "$(date +%s.%N) - $start" | bc)}"
+cmp -s "$RUN/f0.sqlite.json" "$RUN/f0.sqlite-sql.json" && echo "  (same answer as the chain walk)" >&2 || echo "  DIFFERENT answer from the chain walk" >&2
 
 for dialect in duckdb clickhouse spark; do
   "$BIN" sql funnel F0 --dialect "$dialect" --from "$FROM" --to "$TO" > "$RUN/funnel.$dialect.sql"

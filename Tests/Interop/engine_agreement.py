@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Every funnel and every KPI gives identical numbers on every engine.
 
-Loads the events of one SQLite store (filled by `handz-analytics import`) into PostgreSQL, DuckDB,
-ClickHouse (chdb) and Spark SQL (local mode), each with the table from
-`handz-analytics sql ddl --dialect D`, runs the SQL from `handz-analytics sql funnel|kpi ...
+Runs the SQLite SQL on one SQLite store (filled by `handz-analytics import`), loads the store's
+events into PostgreSQL, DuckDB, ClickHouse (chdb) and Spark SQL (local mode), each with the table
+from `handz-analytics sql ddl --dialect D`, runs the SQL from `handz-analytics sql funnel|kpi ...
 --dialect D` on each, and compares the integers with `handz-analytics funnel|kpi ... --format json`
 on the SQLite store. BigQuery SQL is parsed with sqlglot. Exits 1 on any difference.
 
@@ -19,7 +19,7 @@ import time
 import uuid
 from decimal import Decimal
 
-DIALECTS = ["postgres", "duckdb", "clickhouse", "spark"]
+DIALECTS = ["sqlite", "postgres", "duckdb", "clickhouse", "spark"]
 # Engines that read data already in place instead of loading the SQLite rows: the events table a
 # cluster of ingest nodes wrote to PostgreSQL (--postgres-store), and the lake `export lake` wrote
 # (--lake), read by each engine's own file reader through `sql ... --lake DIR`.
@@ -69,6 +69,22 @@ class Postgres:
         with self.connection.cursor() as cursor:
             cursor.execute(sql)
             return [list(row) for row in cursor.fetchall()]
+
+    def close(self):
+        self.connection.close()
+
+
+class SQLiteStore:
+    """The store itself, read-only, running the SQL `sql ... --dialect sqlite` prints: the
+    expected answers come from `handz-analytics funnel`, whose default walks the chains in Swift
+    instead of running this SQL, so this engine holds the two together."""
+    name = "sqlite"
+
+    def __init__(self, path):
+        self.connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+    def query(self, sql):
+        return self.connection.execute(sql).fetchall()
 
     def close(self):
         self.connection.close()
@@ -309,7 +325,9 @@ def main():
         dialect = name.split("-")[0]
         lake = ["--lake", args.lake] if name.endswith("-lake") else []
         ddl = cli(args.binary, "sql", "ddl", "--dialect", dialect)
-        if name == "postgres-store":
+        if name == "sqlite":
+            engine = SQLiteStore(args.db)
+        elif name == "postgres-store":
             engine = PostgresStore(args.postgres_store)
         elif name.endswith("-lake"):
             engine = LakeReader(name, args.work)

@@ -4,7 +4,7 @@ import HandzAnalysis
 import HandzQuery
 
 /// `handz-analytics funnel F0 --db PATH [--from DATE --to DATE] [--window 7d] [--breakdown PROP]
-/// [--actor install|user] [--format table|json|csv]`.
+/// [--actor install|user] [--format table|json|csv] [--via walk|sql]`.
 struct Funnel: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run a funnel of CH33 §5.1 on the embedded store (semantics: README, \"Funnel semantics\").")
 
@@ -13,10 +13,18 @@ struct Funnel: ParsableCommand {
 
     @OptionGroup var store: AnalysisStoreOptions
 
+    @Option(help: "walk: read the funnel's events once and walk the chains (fast); sql: run the SQL `sql funnel --dialect sqlite` prints. Same numbers.")
+    var via: Method = .walk
+
+    enum Method: String, ExpressibleByArgument, CaseIterable { case walk, sql }
+
     func run() throws {
         let catalog = try catalogOptions.load()
         let query = try funnel.query(catalog)
-        let report = try usage { try store.open(catalog).funnel(query) }
+        let report = try usage {
+            let analysis = try store.open(catalog)
+            return via == .walk ? try analysis.funnel(query) : try analysis.funnelBySQL(query)
+        }
         print(FunnelOutput.render(report, as: store.format))
     }
 }
