@@ -28,6 +28,31 @@ public struct FunnelSQLBuilder {
     public func sql(_ query: FunnelQuery) throws(QueryError) -> String {
         var ctes = try eventCTEs(query)
         let count = query.funnel.steps.count
+        // One row per actor with an entry, its reported chain: rk(actor, bd, lvl, t1…tn, r = 1).
+        ctes += dialect == .clickhouse ? clickHouseChainCTEs(query) : windowChainCTEs(query)
+        // One row per (chain, step reached): rk is read once (engines that inline CTEs, such as
+        // ClickHouse, would otherwise compute the chains once per step).
+        let stepNumbers = (1...count).map { "SELECT \($0) AS step" }.joined(separator: " UNION ALL ")
+        var delta = "CASE"
+        for k in stride(from: 2, through: count, by: 1) { delta += " WHEN sn.step = \(k) THEN t\(k) - t\(k - 1)" }
+        delta = count == 1 ? "NULL" : delta + " END"
+        ctes.append("""
+        dl AS (
+          SELECT rk.bd AS bd, sn.step AS step, \(dialect.castInteger(delta)) AS d
+          FROM rk CROSS JOIN (\(stepNumbers)) sn
+          WHERE rk.r = 1 AND sn.step <= rk.lvl
+        )
+        """)
+        ctes.append(MedianSQL.rankedCTE(name: "md", source: "dl", partition: "bd, step", value: "d"))
+        return "WITH\n" + ctes.joined(separator: ",\n") + "\n"
+            + "SELECT bd AS breakdown, step, MAX(n) AS actors, \(MedianSQL.pick(value: "d")) AS median_ms\n"
+            + "FROM md\nGROUP BY bd, step\nORDER BY step" + dialect.querySuffix
+    }
+
+    /// The portable chain assembly: running windows only (see the type's documentation).
+    func windowChainCTEs(_ query: FunnelQuery) -> [String] {
+        var ctes: [String] = []
+        let count = query.funnel.steps.count
         let window = String(query.windowMs)
         let from = String(query.fromMs), to = String(query.toMs)
         // Pass k (from the last step down to step 2) adds, per row r, f{k}_j for j = k…n: the time
@@ -83,15 +108,7 @@ public struct FunnelSQLBuilder {
           FROM ch
         )
         """)
-        var deltas = ["  SELECT bd, 1 AS step, \(dialect.nullInteger) AS d FROM rk WHERE r = 1"]
-        for k in stride(from: 2, through: count, by: 1) {
-            deltas.append("  SELECT bd, \(k) AS step, \(dialect.castInteger("t\(k) - t\(k - 1)")) AS d FROM rk WHERE r = 1 AND lvl >= \(k)")
-        }
-        ctes.append("dl AS (\n" + deltas.joined(separator: "\n  UNION ALL\n") + "\n)")
-        ctes.append(MedianSQL.rankedCTE(name: "md", source: "dl", partition: "bd, step", value: "d"))
-        return "WITH\n" + ctes.joined(separator: ",\n") + "\n"
-            + "SELECT bd AS breakdown, step, MAX(n) AS actors, \(MedianSQL.pick(value: "d")) AS median_ms\n"
-            + "FROM md\nGROUP BY bd, step\nORDER BY step" + dialect.querySuffix
+        return ctes
     }
 
     /// The funnel's events, unordered, one row each: `actor`, `t` (event_time_ms), `id`
