@@ -1,5 +1,8 @@
 # Sourced by the test scripts: a throwaway PostgreSQL server from the Debian binaries, on
 # 127.0.0.1 and a free port, data under a work directory, run as a non-root user, stopped on exit.
+# As root the server runs as `postgres`, which must be able to reach its directories: when the
+# work directory sits under one it cannot enter (a clone in a private `mktemp -d`), the server's
+# files go to a fresh directory under /tmp instead, removed on stop.
 #
 #   source scripts/lib/postgres.sh
 #   postgres_start DIR        # sets PG_PORT, PG_BIN, POSTGRES_DSN (libpq) and POSTGRES_URL (postgres://)
@@ -22,9 +25,17 @@ postgres_start() {
     postgres_as() { runuser -u postgres -- "$@"; }
   fi
   PG_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+  mkdir -p "$dir"
+  chmod 755 "$dir"
+  PG_OWN_ROOT=""
+  if [ "$pg_user" != "$(id -un)" ] && ! runuser -u "$pg_user" -- test -x "$dir"; then
+    PG_OWN_ROOT="$(mktemp -d /tmp/handz-postgres.XXXXXX)"
+    chmod 755 "$PG_OWN_ROOT"
+    dir="$PG_OWN_ROOT"
+    PG_DATA="$dir/pgdata"
+  fi
   mkdir -p "$PG_DATA" "$dir/pgsock" "$dir/pglog"
   chown -R "$pg_user" "$PG_DATA" "$dir/pgsock" "$dir/pglog" 2>/dev/null || true
-  chmod 755 "$dir"
   [ "${POSTGRES_KEEP_TRAP:-}" = 1 ] || trap postgres_stop EXIT
   postgres_as "$PG_BIN/initdb" -D "$PG_DATA" -U handz --auth=trust --locale=C -E UTF8 >/dev/null
   postgres_as "$PG_BIN/pg_ctl" -D "$PG_DATA" -w -t 60 -l "$dir/pglog/postgres.log" \
@@ -35,4 +46,5 @@ postgres_start() {
 
 postgres_stop() {
   [ -n "${PG_DATA:-}" ] && postgres_as "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 30 stop >/dev/null 2>&1 || true
+  [ -n "${PG_OWN_ROOT:-}" ] && rm -rf "$PG_OWN_ROOT" || true
 }
