@@ -9,12 +9,22 @@
 /// at the first step-k event after i" — with no `MIN` needed, and a shift by one makes it
 /// strictly after. Every lambda takes aligned arrays as arguments and captures nothing, because
 /// ClickHouse copies a captured array once per element (quadratic for an actor with many events).
-/// The result has the columns of the portable `rk` CTE, with r = 1 on every row, so the medians
-/// that follow are shared by every dialect. Held to the other engines' numbers by the
-/// engine-agreement check.
+/// The result has the columns of the portable `rk` CTE, with r = 1 on every row; the medians are
+/// `quantileExactLow(0.5)`, ClickHouse's own lower median. Held to the other engines' numbers by
+/// the engine-agreement check.
 extension FunnelSQLBuilder {
     /// "No such step": larger than any time plus any window, so the window test fails on it.
     static let clickHouseNone = "toInt64(9223372036854775807)"
+
+    /// The result rows from `dl`: ClickHouse's `quantileExactLow(0.5)` is exactly the lower
+    /// median (``Median``: position ⌈n/2⌉ of the sorted values; NULL when every value is NULL, as
+    /// for step 1), computed as a parallel aggregate instead of two single-threaded windows.
+    static let clickHouseMedianSelect = """
+        SELECT bd AS breakdown, step, count() AS actors, quantileExactLow(0.5)(d) AS median_ms
+        FROM dl
+        GROUP BY bd, step
+        ORDER BY step
+        """
 
     func clickHouseChainCTEs(_ query: FunnelQuery) -> [String] {
         let count = query.funnel.steps.count

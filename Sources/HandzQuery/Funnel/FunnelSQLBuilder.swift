@@ -43,6 +43,9 @@ public struct FunnelSQLBuilder {
           WHERE rk.r = 1 AND sn.step <= rk.lvl
         )
         """)
+        if dialect == .clickhouse {
+            return "WITH\n" + ctes.joined(separator: ",\n") + "\n" + Self.clickHouseMedianSelect + dialect.querySuffix
+        }
         ctes.append(MedianSQL.rankedCTE(name: "md", source: "dl", partition: "bd, step", value: "d"))
         return "WITH\n" + ctes.joined(separator: ",\n") + "\n"
             + "SELECT bd AS breakdown, step, MAX(n) AS actors, \(MedianSQL.pick(value: "d")) AS median_ms\n"
