@@ -36,8 +36,9 @@ import Testing
     func honoursRetryAfterOn503() async throws {
         let world = try ServerWorld()
         try world.start()
-        // Queue first, with automatic flushing off, so the first request follows the maintenance
-        // call at once: on a loaded machine, opening the client can take longer than the window.
+        // Queue first, with automatic flushing off, then open the maintenance window and flush.
+        // The window is long (6 s) because on a loaded machine the first request can trail the
+        // flush by seconds (this test failed in CI with a 2 s and a 3 s window).
         let queue = world.directory.appendingPathComponent("queue.sqlite")
         var configuration = world.configuration(queue: queue)
         configuration.flushInterval = 3_600
@@ -45,19 +46,21 @@ import Testing
         let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
         for _ in 0..<10 { client.track(Self.appOpen()) }
         #expect(eventually(timeout: 10) { client.diagnostics().queuedEvents == 10 })
-        #expect(try await world.admin("/v1/admin/maintenance?seconds=3") == 200)
+        #expect(try await world.admin("/v1/admin/maintenance?seconds=6") == 200)
         client.flush()
-        #expect(client.drain(timeout: 30))
+        #expect(client.drain(timeout: 40))
         client.shutdown()
         let batches = world.batches()
         let refused = batches.filter { $0.status == 503 }
-        let accepted = batches.filter { $0.status == 200 }
-        let firstRefused = try #require(refused.first)
-        let lastRefused = try #require(refused.last)
-        let firstAccepted = try #require(accepted.first)
-        // The retry came no sooner than Retry-After (whole seconds left in the window) after the 503.
-        #expect(firstAccepted.timeMs - lastRefused.timeMs >= 900)
-        #expect(firstAccepted.timeMs - firstRefused.timeMs >= 1_900) // the window is 3 s; allow a late first request
+        #expect(!refused.isEmpty)
+        // Retry-After is the whole seconds left in the window (at least 1): after every 503 the
+        // next request waited at least a second, so a 6 s window costs a handful of requests,
+        // not a loop.
+        for (index, batch) in batches.enumerated() where batch.status == 503 && index + 1 < batches.count {
+            #expect(batches[index + 1].timeMs - batch.timeMs >= 950)
+        }
+        #expect(refused.count <= 6)
+        #expect(batches.last?.status == 200)
         #expect(try world.scalar("SELECT COUNT(*) FROM events") == 10)
     }
 
