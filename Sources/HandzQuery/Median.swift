@@ -1,8 +1,9 @@
 /// The median every engine agrees on: the **lower median** of integers. For n values sorted
 /// ascending it is the value at 1-based position ⌈n/2⌉ (for even n, the lower of the two middle
 /// values), so it is always one of the values and never a fraction. Computed with
-/// `ROW_NUMBER()` and `COUNT(*)` windows and integer comparisons only — no percentile function,
-/// whose interpolation differs between engines.
+/// `ROW_NUMBER()` and `COUNT(*)` windows and integer comparisons only — no interpolating
+/// percentile function, whose results differ between engines. (ClickHouse funnels use
+/// `quantileExactLow(0.5)`, which picks exactly this value.)
 public enum Median {
     /// The lower median of `values`, or nil when empty.
     public static func lower(_ values: [Int64]) -> Int64? {

@@ -15,6 +15,9 @@ public enum QueryError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidRange(String)
     /// A window that is not positive.
     case invalidWindow
+    /// A funnel with fewer than 2 or more than ``FunnelDefinition/maxSteps`` steps (the chain
+    /// walk and the ClickHouse SQL keep an event's steps as bits of a 32-bit mask).
+    case invalidFunnel(String)
     /// The lake source with a dialect that cannot read it (``EventSource/lakeDialects``).
     case unsupportedSource(String)
 
@@ -26,6 +29,7 @@ public enum QueryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidBreakdown: "invalid_breakdown"
         case .invalidRange: "invalid_range"
         case .invalidWindow: "invalid_window"
+        case .invalidFunnel: "invalid_funnel"
         case .unsupportedSource: "unsupported_source"
         }
     }
@@ -38,6 +42,7 @@ public enum QueryError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidBreakdown(let reason): "\(code): \(reason)"
         case .invalidRange(let reason): "\(code): \(reason)"
         case .invalidWindow: "\(code): the window must be a positive duration"
+        case .invalidFunnel(let reason): "\(code): \(reason)"
         case .unsupportedSource(let dialect): "\(code): the lake source is read by spark, clickhouse and duckdb, not \(dialect)"
         }
     }

@@ -53,13 +53,14 @@ import Testing
         let batches = world.batches()
         let refused = batches.filter { $0.status == 503 }
         #expect(!refused.isEmpty)
-        // Retry-After is the whole seconds left in the window (at least 1): after every 503 the
-        // next request waited at least a second, so a 6 s window costs a handful of requests,
-        // not a loop.
+        // Retry-After is the whole seconds left in the window, rounded up (at least 1): a client
+        // that waits that long retries once the window has closed, so one 503 (two if a retry
+        // lands on the rounding edge). One that waited less — a 1 s cap, or its own backoff —
+        // would be refused again and again.
         for (index, batch) in batches.enumerated() where batch.status == 503 && index + 1 < batches.count {
             #expect(batches[index + 1].timeMs - batch.timeMs >= 950)
         }
-        #expect(refused.count <= 6)
+        #expect(refused.count <= 2)
         #expect(batches.last?.status == 200)
         #expect(try world.scalar("SELECT COUNT(*) FROM events") == 10)
     }

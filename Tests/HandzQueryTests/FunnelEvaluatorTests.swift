@@ -27,7 +27,7 @@ import Testing
         var rows: [Row] = []
         for id in 0..<200 {
             rows.append(Row(actor: "a\(random.int(in: 0...9))", time: Self.base + random.int(in: 0...30) * 60_000, id: UInt8(id),
-                            steps: UInt32(1) << UInt32(random.int(in: 0...4)), breakdown: random.pick(["cold", "warm", nil])))
+                            steps: UInt32(random.int(in: 1...31)), breakdown: random.pick(["cold", "warm", nil])))
         }
         let expected = Self.report(rows, breakdown: "start_type")
         var shuffled = rows

@@ -85,4 +85,18 @@ import Testing
         #expect(throws: QueryError.invalidRange("from must be before to")) { try builder.sql(FunnelQuery(funnel: f0, fromMs: 5, toMs: 5)) }
         #expect(throws: QueryError.invalidWindow) { try builder.sql(FunnelQuery(funnel: f0, fromMs: 0, toMs: 5, windowMs: 0)) }
     }
+
+    @Test("a funnel needs 2 to 32 steps, in every dialect and in the events read for the chain walk")
+    func stepLimit() throws {
+        let catalog = RepositoryCatalog.catalog
+        let tooLong = fixtureFunnel(Array(repeating: ["app_open"], count: FunnelDefinition.maxSteps + 1))
+        let longest = fixtureFunnel(Array(repeating: ["app_open"], count: FunnelDefinition.maxSteps))
+        for dialect in SQLDialect.allCases {
+            let builder = FunnelSQLBuilder(catalog: catalog, dialect: dialect)
+            #expect(throws: QueryError.self) { try builder.sql(FunnelQuery(funnel: tooLong, fromMs: 0, toMs: 5)) }
+            #expect(throws: QueryError.self) { try builder.sql(FunnelQuery(funnel: fixtureFunnel([["app_open"]]), fromMs: 0, toMs: 5)) }
+            #expect(try builder.sql(FunnelQuery(funnel: longest, fromMs: 0, toMs: 5)).contains("s32"))
+        }
+        #expect(throws: QueryError.self) { try FunnelSQLBuilder(catalog: catalog, dialect: .sqlite).eventsSQL(FunnelQuery(funnel: tooLong, fromMs: 0, toMs: 5)) }
+    }
 }

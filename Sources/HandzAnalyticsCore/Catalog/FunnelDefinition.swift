@@ -10,6 +10,10 @@ public struct FunnelDefinition: Sendable, Equatable {
     public var success: String
     public var steps: [FunnelStep]
 
+    /// The most steps a funnel may have: the chain walk and the ClickHouse funnel SQL keep an
+    /// event's steps as bits of a 32-bit mask. `catalog lint` and the query builders enforce it.
+    public static let maxSteps = 32
+
     public init(id: String, title: String, spec: String, windowSeconds: Int64, success: String, steps: [FunnelStep]) {
         self.id = id
         self.title = title

@@ -287,6 +287,9 @@ struct Lint {
             let location = sources.funnels[funnel.id] ?? CatalogLocation(file: "funnels.yaml", line: 1)
             if funnel.windowSeconds <= 0 { error(location, "funnel \(funnel.id) needs a positive window") }
             if funnel.steps.count < 2 { error(location, "funnel \(funnel.id) needs at least two steps") }
+            if funnel.steps.count > FunnelDefinition.maxSteps {
+                error(location, "funnel \(funnel.id) has \(funnel.steps.count) steps; at most \(FunnelDefinition.maxSteps)")
+            }
             if funnel.success.isEmpty { error(location, "funnel \(funnel.id) needs a success definition") }
             for (index, step) in funnel.steps.enumerated() {
                 let at = sources.funnelSteps["\(funnel.id)/\(index + 1)"] ?? location

@@ -10,7 +10,8 @@ import HandzAnalyticsCore
 /// uses it; `sql funnel --dialect sqlite` prints the SQL, and the tests and the engine-agreement
 /// check hold the two to the same numbers.
 ///
-/// Memory: about 48 bytes per funnel event in the range, plus one key per actor.
+/// Memory: 32 bytes per funnel event in the range plus one key and array per actor; ``report()``
+/// then works on one actor at a time (a sorted copy of its events and a pointer table).
 public struct FunnelEvaluator {
     public let query: FunnelQuery
     let stepCount: Int

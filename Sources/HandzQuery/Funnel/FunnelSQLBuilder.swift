@@ -9,7 +9,8 @@ import HandzAnalyticsCore
 /// Conversions are ratios of these integers, computed by ``FunnelReport``.
 ///
 /// How the greedy chain is computed with window functions only — no correlated subqueries
-/// (ClickHouse and Spark lack them) and no joins (whose plans differ most between engines): the
+/// (ClickHouse and Spark lack them) and no joins of events to events (whose plans differ most
+/// between engines): the
 /// funnel's events in [from, to + window) are ordered per actor by (event_time_ms, event_id),
 /// and n − 1 running `MIN` windows, from the last step back to step 2, give every row the times
 /// of the greedy chain that starts after it (see the passes below). An entry's chain is the one
@@ -125,6 +126,9 @@ public struct FunnelSQLBuilder {
     /// The source's CTEs, then `ev`: the funnel's events in [from, to + window) with the actor,
     /// the breakdown value and one 0/1 column per step (filters evaluated by the engine).
     func eventCTEs(_ query: FunnelQuery) throws(QueryError) -> [String] {
+        guard (2...FunnelDefinition.maxSteps).contains(query.funnel.steps.count) else {
+            throw .invalidFunnel("\(query.funnel.id) has \(query.funnel.steps.count) steps; a funnel has 2 to \(FunnelDefinition.maxSteps)")
+        }
         guard query.fromMs < query.toMs else { throw .invalidRange("from must be before to") }
         guard query.windowMs > 0 else { throw .invalidWindow }
         let access = PropertyAccess(catalog: catalog, dialect: dialect)
