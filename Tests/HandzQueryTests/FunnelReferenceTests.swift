@@ -34,6 +34,16 @@ import Testing
         return events
     }
 
+    /// A run of `funnel` over a random range (some of it before the data), window, actor and
+    /// breakdown.
+    static func randomQuery(_ funnel: FunnelDefinition, breakdowns: [String?], _ random: inout SeededRandom) -> FunnelQuery {
+        let from = base + random.int(in: -2...10) * 600_000
+        let to = from + random.int(in: 1...30) * 600_000
+        let breakdown = random.pick(breakdowns)
+        return FunnelQuery(funnel: funnel, fromMs: from, toMs: to, windowMs: random.int(in: 1...12) * 600_000,
+                           actor: random.pick([.install, .user]), breakdown: breakdown)
+    }
+
     /// Funnels whose steps share events (one event can match several steps) and a 2-step
     /// funnel: the cases the window passes' "a later start never gives an earlier chain" rests on.
     static let overlapping = [
@@ -49,10 +59,7 @@ import Testing
         defer { store.remove() }
         var random = SeededRandom(seed: seed ^ 0x5EED)
         for funnel in Self.overlapping {
-            let from = Self.base + random.int(in: -2...10) * 600_000
-            let to = from + random.int(in: 1...30) * 600_000
-            let query = FunnelQuery(funnel: funnel, fromMs: from, toMs: to, windowMs: random.int(in: 1...12) * 600_000,
-                                    actor: random.pick([.install, .user]), breakdown: random.pick([nil, "network_state"]))
+            let query = Self.randomQuery(funnel, breakdowns: [nil, "network_state"], &random)
             #expect(try store.funnel(query) == ReferenceFunnel.run(events, query), "seed \(seed) \(funnel.steps.map(\.events))")
         }
     }
@@ -66,13 +73,9 @@ import Testing
         let catalog = RepositoryCatalog.catalog
         for funnel in catalog.funnels where ["F0", "F1"].contains(funnel.id) {
             for _ in 0..<3 {
-                let from = Self.base + random.int(in: -2...10) * 600_000
-                let to = from + random.int(in: 1...30) * 600_000
-                let breakdown = random.pick([nil, "network_state", funnel.id == "F0" ? "start_type" : "user_state"])
-                let query = FunnelQuery(funnel: funnel, fromMs: from, toMs: to, windowMs: random.int(in: 1...12) * 600_000,
-                                        actor: random.pick([.install, .user]), breakdown: breakdown)
+                let query = Self.randomQuery(funnel, breakdowns: [nil, "network_state", funnel.id == "F0" ? "start_type" : "user_state"], &random)
                 let expected = ReferenceFunnel.run(events, query)
-                #expect(try store.funnel(query) == expected, "seed \(seed) \(funnel.id) \(query.actor) \(breakdown ?? "-")")
+                #expect(try store.funnel(query) == expected, "seed \(seed) \(funnel.id) \(query.actor) \(query.breakdown ?? "-")")
             }
         }
     }
