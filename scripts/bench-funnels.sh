@@ -6,11 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 INSTALLS="${1:-140000}"
-WORK_DIR="${WORK_DIR:-$PWD/.build-ci}"
-mkdir -p "$WORK_DIR"
-WORK_DIR="$(cd "$WORK_DIR" && pwd)"
-RUN="$WORK_DIR/bench-funnels"
-mkdir -p "$RUN"
+source scripts/lib/workdir.sh
+work_run_dir bench-funnels keep
 VENV="$WORK_DIR/venv"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/python" -c "import duckdb, chdb, pyspark" 2>/dev/null || \

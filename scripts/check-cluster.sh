@@ -12,12 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-WORK_DIR="${WORK_DIR:-$PWD/.build-ci}"
-mkdir -p "$WORK_DIR"
-WORK_DIR="$(cd "$WORK_DIR" && pwd)"
-RUN="$WORK_DIR/cluster"
-rm -rf "$RUN"
-mkdir -p "$RUN"
+source scripts/lib/workdir.sh
+work_run_dir cluster
 started=$SECONDS
 
 source scripts/lib/engines.sh

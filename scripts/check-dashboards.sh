@@ -7,11 +7,8 @@
 # Every step is time-bounded. Run by scripts/test.sh (and so by .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK_DIR="${WORK_DIR:-$PWD/.build-ci}"
-mkdir -p "$WORK_DIR"
-WORK_DIR="$(cd "$WORK_DIR" && pwd)"
-RUN="$WORK_DIR/dashboards"
-rm -rf "$RUN"
+source scripts/lib/workdir.sh
+work_run_dir dashboards
 mkdir -p "$RUN/screenshots"
 started=$SECONDS
 sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"

@@ -6,12 +6,8 @@
 # data under the work dir, and is stopped on exit. Run by scripts/test.sh (and so by .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK_DIR="${WORK_DIR:-$PWD/.build-ci}"
-mkdir -p "$WORK_DIR"
-WORK_DIR="$(cd "$WORK_DIR" && pwd)"
-RUN="$WORK_DIR/engines"
-rm -rf "$RUN"
-mkdir -p "$RUN"
+source scripts/lib/workdir.sh
+work_run_dir engines
 started=$SECONDS
 # --- Debian packages (PostgreSQL, Java for Spark) and the Python engines, when missing.
 source scripts/lib/engines.sh

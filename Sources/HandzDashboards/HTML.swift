@@ -4,22 +4,9 @@ import HandzAnalyticsCore
 /// HTML text helpers. Everything that goes into a page passes through ``HTML/escape(_:)``:
 /// titles and notes from `dashboards/`, catalog values in tables, labels in SVG.
 public enum HTML {
-    /// Escapes `& < > " '` so text stays text in element content and in quoted attributes.
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    /// Escapes markup characters (and characters XML cannot carry) so text stays text in element
+    /// content and in quoted attributes: ``MarkupText/escaped(_:)``.
+    public static func escape(_ text: String) -> String { MarkupText.escaped(text) }
 
     /// A slug safe for ids and file names: `[a-z0-9_-]`, anything else as `-`.
     public static func slug(_ text: String) -> String {

@@ -107,7 +107,7 @@ func dataTables(_ html: String) -> [String: [[String]]] {
             let range = NSRange(row.startIndex..., in: row)
             rows.append(cell.matches(in: row, range: range).map { match in
                 String(row[Range(match.range(at: 1), in: row)!]).replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-                    .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&amp;", with: "&")
+                    .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'").replacingOccurrences(of: "&amp;", with: "&")
             })
         }
         tables[id] = rows

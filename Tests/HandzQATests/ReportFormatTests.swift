@@ -74,7 +74,7 @@ import FoundationXML
 
     @Test("XML escaping: markup characters become entities, characters XML cannot carry become U+FFFD")
     func xmlEscaping() {
-        #expect(QAReport.xmlEscaped("a<b>&\"c'\u{01}\td\r") == "a&lt;b&gt;&amp;&quot;c&apos;\u{FFFD}\td&#13;")
+        #expect(MarkupText.escaped("a<b>&\"c'\u{01}\td\r") == "a&lt;b&gt;&amp;&quot;c&apos;\u{FFFD}\td&#13;")
     }
 
     @Test("text names each rule PASS or FAIL with its section, and ends with the summary")

@@ -111,26 +111,5 @@ extension QAReport {
         return out.joined(separator: "\n")
     }
 
-    /// XML 1.0 text or attribute: markup characters as entities, characters XML cannot carry
-    /// (C0 controls other than tab and newline) as U+FFFD.
-    public static func xmlEscaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t", "\n": out.unicodeScalars.append(scalar)
-            case "\r": out += "&#13;"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { out += "\u{FFFD}" } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
-    }
-
-    func xml(_ text: String) -> String { Self.xmlEscaped(text) }
+    func xml(_ text: String) -> String { MarkupText.escaped(text) }
 }
