@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "HandzServer",
             dependencies: [
-                "HandzIngest", "HandzCatalog", "HandzPostgresStore", "HandzLake",
+                "HandzIngest", "HandzCatalog", "HandzPostgresStore", "HandzLake", "HandzSigning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -172,7 +172,10 @@ let package = Package(
             name: "HandzAnalyticsClientTests",
             dependencies: ["HandzAnalyticsClient", "HandzAnalyticsCLI", "HandzCatalog", "HandzSQLite", "HandzTestSupport", "HandzIngest"]
         ),
-        .testTarget(name: "HandzStoreTests", dependencies: ["HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzLake", "HandzCompression", "HandzSigning", "HandzTestSupport"]),
+        .testTarget(name: "HandzStoreTests", dependencies: [
+            "HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzLake", "HandzCompression", "HandzSigning", "HandzTestSupport",
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+        ]),
         // Lint rules one by one, the CLI, and a fixture app built with the plugin (Tests/LintFixtureApp).
         .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(

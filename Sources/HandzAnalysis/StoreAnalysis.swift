@@ -61,8 +61,10 @@ extension StoreAnalysis {
         let statement = try database.prepare(sql)
         switch KPIShape(query.kpi.measure) {
         case .ratio:
-            let row = try statement.query { ($0.int64(0), $0.int64(1)) }.first ?? (0, 0)
-            return KPIReport(query: query, rows: .ratio(numerator: row.0, denominator: row.1))
+            let leftOut = KPISQLBuilder.reportsLeftOut(query.kpi.measure)
+            let rows: [(Int64, Int64, Int64?)] = try statement.query { ($0.int64(0), $0.int64(1), leftOut ? $0.int64(2) : nil) }
+            let row = rows.first ?? (0, 0, leftOut ? 0 : nil)
+            return KPIReport(query: query, rows: .ratio(numerator: row.0, denominator: row.1), leftOut: row.2)
         case .median:
             let rows: [(Int64?, Int64)] = try statement.query { ($0.isNull(0) ? nil : $0.int64(0), $0.int64(1)) }
             return KPIReport(query: query, rows: .median(milliseconds: rows.first?.0 ?? nil, actors: rows.first?.1 ?? 0))

@@ -13,9 +13,14 @@ import HandzSigning
 ///   a background committer; the caller never waits for the disk. Events reach the SQLite queue
 ///   within `commitInterval`; anything committed survives a crash.
 /// - The queue holds at most 1,000 events or 5 MB (CH33-P7); when full the oldest go, counted.
-/// - One upload at a time: gzip, signed, at most 100 events / 500 KB; retried with exponential
-///   backoff and full jitter, honouring `Retry-After`; a 400 splits the batch to isolate the bad
-///   event; 401/403 stop sending until the configuration changes.
+/// - One upload at a time: gzip, signed (HZ2), at most 100 events / 500 KB; retried with
+///   exponential backoff and full jitter, honouring `Retry-After`; a 400 splits the batch to
+///   isolate the bad event; 401/403 stop sending until the configuration changes — except
+///   `clock_skew`: the client measures its clock's offset from the server's time, signs again
+///   with the corrected time and goes on (a phone whose clock is off still delivers).
+/// - A batch counts as delivered only when a 200 carries a receipt that accounts for every event
+///   sent (`accepted + duplicates + rejected`); any other 200 (a captive portal, a proxy's page)
+///   keeps the batch queued and is retried with backoff.
 /// - `setEnabled(false)` cancels the upload in flight, purges the queue, records nothing new and
 ///   makes no further request. Turning it back on sends only events tracked afterwards (CH33-P8).
 /// - Every event not delivered is counted by reason; `tracked = delivered + dropped + queued`.
@@ -53,6 +58,11 @@ public final class AnalyticsClient: @unchecked Sendable {
     private var sendingStopped = false
     private var lastStatus: Int?
     private var lastError: String?
+    /// Server clock − device clock, measured from a `clock_skew` answer; added to the time a
+    /// request is signed with (never to event times, which stay the device's, CH33 §3.2).
+    private var clockOffset: TimeInterval = 0
+    /// `clock_skew` answers in a row; past a few, retries back off instead of going at once.
+    private var skewCorrections = 0
     private var lastFlushCheck: Date
     private var running = true
     private var threadsRunning = 2
@@ -417,12 +427,17 @@ public final class AnalyticsClient: @unchecked Sendable {
             return
         }
         let (keyID, secret) = credentials
-        var request = URLRequest(url: configuration.endpoint.appendingPathComponent("v1/batch"))
+        let url = configuration.endpoint.appendingPathComponent("v1/batch")
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let target = RequestSignature.Target(method: "POST", path: components?.percentEncodedPath ?? "/v1/batch",
+                                             query: components?.percentEncodedQuery ?? "")
+        let signedAt = Int64((clock().timeIntervalSince1970 + clockOffset).rounded(.down))
+        var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.httpBody = Data(compressed)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
-        request.setValue(RequestSignature.authorization(keyID: keyID, secret: secret, timestamp: Int64(now.timeIntervalSince1970), body: compressed),
+        request.setValue(RequestSignature.authorization(keyID: keyID, secret: secret, timestamp: signedAt, target: target, body: compressed),
                          forHTTPHeaderField: "Authorization")
         uploadTask = transport.start(request) { result in
             outcome.set(result)
@@ -448,11 +463,19 @@ public final class AnalyticsClient: @unchecked Sendable {
             lock.withLock { lastStatus = answer.status }
             switch answer.status {
             case 200:
-                let rejected = Self.rejections(answer.body, rows: rows)
+                guard let rejected = Self.settledRejections(answer.body, rows: rows) else {
+                    // Not our receipt (a captive portal, a proxy): nothing is known to be stored.
+                    lock.withLock {
+                        lastError = "unexpected response (no receipt)"
+                        scheduleRetry(retryAfter: nil, now: now)
+                    }
+                    return
+                }
                 let rejectedSeqs = Set(rejected.map(\.0))
                 withDatabase { try queue.settle(delivered: rows.map(\.seq).filter { !rejectedSeqs.contains($0) }, rejected: rejected) }
                 lock.withLock {
                     attempt = 0
+                    skewCorrections = 0
                     nextAttempt = nil
                     lastError = nil
                     if let split = splitLimit { splitLimit = split * 2 >= configuration.maxBatchEvents ? nil : split * 2 }
@@ -466,6 +489,19 @@ public final class AnalyticsClient: @unchecked Sendable {
                     lock.withLock { splitLimit = nil; uploadRequested = true; lastError = code }
                 } else {
                     lock.withLock { splitLimit = max(1, rows.count / 2); uploadRequested = true; lastError = Self.errorCode(answer.body) }
+                }
+            case 401 where Self.errorCode(answer.body) == "clock_skew":
+                // Our clock is off: take the server's time, sign again with the offset, go on.
+                let serverTime = Self.serverTime(answer)
+                lock.withLock {
+                    lastError = "clock_skew"
+                    skewCorrections += 1
+                    if let serverTime { clockOffset = serverTime - now.timeIntervalSince1970 }
+                    if serverTime != nil && skewCorrections <= 3 {
+                        uploadRequested = true
+                    } else {
+                        scheduleRetry(retryAfter: nil, now: now)
+                    }
                 }
             case 401, 403:
                 lock.withLock {
@@ -492,15 +528,31 @@ public final class AnalyticsClient: @unchecked Sendable {
         uploadRequested = true
     }
 
-    /// (seq, first error code) of each event the receipt rejected.
-    static func rejections(_ body: Data, rows: [EventQueue.Row]) -> [(Int64, String)] {
+    /// (seq, first error code) of each event a 200's receipt rejected — or nil when the body is not
+    /// a receipt for exactly these rows: `accepted`, `duplicates` and `rejected` must be present,
+    /// every rejected index distinct and in range, and `accepted + duplicates + rejected` equal to
+    /// the number of events sent.
+    static func settledRejections(_ body: Data, rows: [EventQueue.Row]) -> [(Int64, String)]? {
         guard let receipt = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-              let rejected = receipt["rejected"] as? [[String: Any]] else { return [] }
-        return rejected.compactMap { entry in
-            guard let index = entry["index"] as? Int, index < rows.count else { return nil }
+              let accepted = receipt["accepted"] as? Int, let duplicates = receipt["duplicates"] as? Int,
+              let rejected = receipt["rejected"] as? [[String: Any]],
+              accepted >= 0, duplicates >= 0, accepted + duplicates + rejected.count == rows.count else { return nil }
+        var result: [(Int64, String)] = []
+        var seen = Set<Int>()
+        for entry in rejected {
+            guard let index = entry["index"] as? Int, index >= 0, index < rows.count, seen.insert(index).inserted else { return nil }
             let code = ((entry["errors"] as? [[String: Any]])?.first?["code"] as? String) ?? "rejected"
-            return (rows[index].seq, code)
+            result.append((rows[index].seq, code))
         }
+        return result
+    }
+
+    /// The server's time from a `clock_skew` answer: the body's `server_time` (unix seconds), else
+    /// the `Date` header.
+    static func serverTime(_ answer: HTTPAnswer) -> TimeInterval? {
+        let error = (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["error"] as? [String: Any]
+        if let seconds = (error?["server_time"] as? NSNumber)?.doubleValue, seconds.isFinite, seconds > 0 { return seconds }
+        return answer.headers["date"].flatMap(Backoff.httpDate)?.timeIntervalSince1970
     }
 
     static func errorCode(_ body: Data) -> String? {

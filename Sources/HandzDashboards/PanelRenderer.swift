@@ -233,24 +233,26 @@ struct PanelRenderer {
     // MARK: - Single values
 
     func stat() -> String {
-        var table = Table(caption: "values over the whole range", columns: ["Measure", "Value", "Numerator", "Denominator"])
+        // "Left out": cohort members whose window ends after the data ends (they may still convert).
+        var table = Table(caption: "values over the whole range", columns: ["Measure", "Value", "Numerator", "Denominator", "Left out"])
         var bars: [(label: String, value: Double, text: String)] = []
         var figures: [String] = []
         for (index, source) in data.sources.enumerated() {
             switch source.result {
             case .kpi(let report):
                 if case .median(let milliseconds, let actors) = report.rows {
-                    table.rows.append([report.query.kpi.title, Format.seconds(milliseconds: milliseconds) + " s", "–", Format.integer(actors)])
+                    table.rows.append([report.query.kpi.title, Format.seconds(milliseconds: milliseconds) + " s", "–", Format.integer(actors), "–"])
                     figures.append(Charts.figure(id: "\(id)-\(index)", title: report.query.kpi.title, value: Format.seconds(milliseconds: milliseconds) + " s",
                                                  caption: "lower median over \(Format.integer(actors)) installs"))
                 } else {
                     let value = report.value
-                    table.rows.append([report.query.kpi.title, Format.percent(value), report.numerator.map(Format.integer) ?? "–", report.denominator.map(Format.integer) ?? "–"])
+                    table.rows.append([report.query.kpi.title, Format.percent(value), report.numerator.map(Format.integer) ?? "–", report.denominator.map(Format.integer) ?? "–",
+                                       report.leftOut.map(Format.integer) ?? "–"])
                     bars.append((report.query.kpi.title, value ?? 0, Format.percent(value)))
                 }
             case .query(.conversion(let numerator, let denominator)):
                 let value = denominator > 0 ? Double(numerator) / Double(denominator) : nil
-                table.rows.append([source.label, Format.percent(value), Format.integer(numerator), Format.integer(denominator)])
+                table.rows.append([source.label, Format.percent(value), Format.integer(numerator), Format.integer(denominator), "–"])
                 bars.append((source.label, value ?? 0, Format.percent(value)))
             default: continue
             }

@@ -9,16 +9,21 @@ struct BatchProcessor {
         let eventID: Int
         let eventTime: Int
         let installID: Int
-        let columns: [(EventRows.Field, Int)]
+        /// Each stored column's property id, and whether its values are UUIDs (stored lower-case).
+        let columns: [(field: EventRows.Field, id: Int, isUUID: Bool)]
+        /// Property ids of format `uuid`, lower-cased where they occur inside `properties`.
+        let uuidProperties: [Int]
 
         init(_ catalog: CompiledCatalog) {
             func id(_ name: String) -> Int { catalog.propertyID(named: name) ?? -1 }
+            let uuidNames = Set(catalog.catalog.properties.values.filter { $0.format == .uuid }.map(\.name))
             eventID = id("event_id")
             eventTime = id("event_time_utc")
             installID = id("install_id")
             columns = EventRows.Field.allCases.compactMap { field in
-                field == .properties ? nil : (field, id(field.column))
+                field == .properties ? nil : (field, id(field.column), uuidNames.contains(field.column))
             }
+            uuidProperties = uuidNames.compactMap { catalog.propertyID(named: $0) }.sorted()
         }
     }
 
@@ -56,12 +61,22 @@ struct BatchProcessor {
             let uuid = validator.withString(ids.eventID, in: event) { UUIDFormat.bytes($0!.baseAddress!) }
             let time = validator.withString(ids.eventTime, in: event) { TimestampFormat.parse($0!.baseAddress!, $0!.count)! }
             rows.beginRow(eventID: uuid, eventTimeMs: time.seconds * 1000 + Int64(time.nanoseconds / 1_000_000))
-            for (_, id) in ids.columns {
-                validator.withString(id, in: event) { rows.appendField($0) }
+            for column in ids.columns {
+                validator.withString(column.id, in: event) { value in
+                    if column.isUUID, let value { rows.appendLowercasedField(value) } else { rows.appendField(value) }
+                }
             }
             let properties = validator.propertiesRange!
             rows.appendField(UnsafeRawBufferPointer(rebasing: event[properties]))
-            let install = validator.withString(ids.installID, in: event) { String(decoding: $0!, as: UTF8.self) }
+            // UUID values inside `properties` (flow_id, …) in the same canonical lower case. A UUID
+            // written with JSON escapes (`\u0041`) is left as sent: no client writes one.
+            for id in ids.uuidProperties {
+                guard let span = validator.span(of: id), span.kind == .string, !span.isEscaped,
+                      properties.contains(Int(span.start)) else { continue }
+                let start = Int(span.start) - properties.lowerBound
+                rows.lowercaseInLastField(start..<(start + Int(span.length)))
+            }
+            let install = validator.withString(ids.installID, in: event) { String(decoding: $0!, as: UTF8.self).lowercased() }
             eventsPerInstall[install, default: 0] += 1
         }
     }

@@ -8,11 +8,14 @@ import Logging
 /// The ingestion pipeline behind `POST /v1/batch` and the admin routes, independent of the HTTP
 /// framework: headers and body bytes in, an `IngestResponse` out.
 ///
-/// Order of checks, cheapest and least revealing first: content type and encoding (415), size
-/// (413), signature (401; a revoked key or wrong scope is 403 only after the signature checks
-/// out, so a forger learns nothing), decompression with a hard limit (413), envelope (400),
-/// per-event validation, rate limits (429), then the store (503 when it cannot write). A 200 is
-/// sent only after the store committed the accepted events.
+/// Order of checks, cheapest first, and nothing costly before the caller is known: content type
+/// and encoding (415), size (413), then authentication — the header parsed (401), the key looked
+/// up (unknown 401, revoked 403) and the timestamp's freshness checked (401 `clock_skew` with the
+/// server's time) before any HMAC is computed, then the signature (401) and the scope (403);
+/// then decompression with a hard limit (413), envelope (400), per-event validation, rate limits
+/// (429), and the store (503 when it cannot write). A 200 is sent only after the store committed
+/// the accepted events. Every number from a request (header timestamps, `Content-Length`, query
+/// values) is parsed into a bounded range or refused; no arithmetic on one can overflow.
 public final class IngestService: Sendable {
     public let catalog: LiveCatalog
     public let store: any EventStore
@@ -28,6 +31,11 @@ public final class IngestService: Sendable {
     private let maintenanceUntil = Locked<Date?>(nil)
     /// Re-reads the catalog directory (for reload); nil when reloading is not possible.
     let catalogLoader: (@Sendable () throws -> Catalog)?
+    /// Admin signatures already accepted (replay refusal).
+    let replayGuard = ReplayGuard()
+    /// Tests only: runs right after a batch took the catalog it validates and is stored under (to put
+    /// a catalog reload exactly there).
+    let afterCatalogTaken = Locked<(@Sendable () -> Void)?>(nil)
 
     public init(catalog: LiveCatalog, store: any EventStore, keys: KeyRing, limits: IngestLimits = IngestLimits(),
                 rateLimits: RateLimits = RateLimits(), logger: Logger = Logger(label: "handz.ingest"),
@@ -78,11 +86,12 @@ public final class IngestService: Sendable {
     // MARK: POST /v1/batch
 
     /// Handles one batch. `headers` maps lowercased names to values; `body` is exactly as sent.
-    public func ingest(headers: [String: String], body: [UInt8]) async -> IngestResponse {
+    /// `target` is the request line as received (what an HZ2 signature covers).
+    public func ingest(headers: [String: String], body: [UInt8], target: RequestSignature.Target = .batch) async -> IngestResponse {
         let started = DispatchTime.now().uptimeNanoseconds
         defer { metrics.batchDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         do {
-            return finish(try await ingestChecked(headers: headers, body: body))
+            return finish(try await ingestChecked(headers: headers, body: body, target: target))
         } catch let error as RequestError {
             if error.status >= 500 { logger.warning("batch failed", metadata: ["code": "\(error.code)"]) }
             return finish(.error(error))
@@ -91,14 +100,14 @@ public final class IngestService: Sendable {
         }
     }
 
-    func ingestChecked(headers: [String: String], body: [UInt8]) async throws -> IngestResponse {
+    func ingestChecked(headers: [String: String], body: [UInt8], target: RequestSignature.Target) async throws -> IngestResponse {
         if let until = maintenanceUntil.withLock({ $0 }), until > clock() {
             throw RequestError.storeUnavailable(retryAfterSeconds: max(1, Int(until.timeIntervalSince(clock()).rounded(.up))))
         }
         try checkContentType(headers)
         let gzip = try checkEncoding(headers)
         guard body.count <= limits.maxBodyBytes else { throw RequestError.payloadTooLarge("body is larger than \(limits.maxBodyBytes) bytes") }
-        let key = try authenticate(headers, body: body, scope: .ingest)
+        let key = try authenticate(headers, target: target, body: body, scope: .ingest)
         let now = clock()
         let decoded: [UInt8]
         if gzip {
@@ -113,9 +122,12 @@ public final class IngestService: Sendable {
             guard body.count <= limits.maxDecompressedBytes else { throw RequestError.payloadTooLarge("body is too large") }
             decoded = body
         }
-        let compiled = catalog.current
+        // One read of the live catalog: the validator carries the catalog it validates with, and
+        // the batch is stored under that catalog's version, whatever a reload does meanwhile.
         var validator = catalog.checkOutValidator()
         defer { catalog.checkIn(validator) }
+        let catalogVersion = validator.catalog.version
+        afterCatalogTaken.withLock { $0 }?()
         let maxEvents = limits.maxEventsPerBatch
         let parsed = decoded.withUnsafeBytes { buffer in
             Result { () throws(BatchEnvelopeError) -> BatchEnvelope in try BatchEnvelopeParser.parse(buffer, maxEvents: maxEvents) }
@@ -134,7 +146,7 @@ public final class IngestService: Sendable {
         try checkRateLimits(keyID: key.id, events: envelope.events.count, perInstall: processor.eventsPerInstall, now: now)
 
         let batch = IngestBatch(
-            receivedTimeMs: Int64(now.timeIntervalSince1970 * 1000), keyID: key.id, catalogVersion: compiled.version,
+            receivedTimeMs: Int64(now.timeIntervalSince1970 * 1000), keyID: key.id, catalogVersion: catalogVersion,
             sentAtMs: envelope.sentAt.map { $0.seconds * 1000 + Int64($0.nanoseconds / 1_000_000) }, bodyBytes: body.count,
             rows: processor.rows, rejected: processor.rejected
         )
@@ -171,20 +183,28 @@ public final class IngestService: Sendable {
         }
     }
 
-    /// Checks the `Authorization` signature and the key's status and scope.
-    func authenticate(_ headers: [String: String], body: [UInt8], scope: KeyScope) throws -> IngestionKey {
+    /// Checks the `Authorization` header for `target`: refusals that need no cryptography first
+    /// (malformed header, unknown or revoked key, stale timestamp), then the HMAC, then the scope.
+    /// HZ1 signatures (no method or target) are accepted for ingestion only; admin requests need
+    /// HZ2 and are refused when their signature was already used.
+    func authenticate(_ headers: [String: String], target: RequestSignature.Target, body: [UInt8], scope: KeyScope) throws -> IngestionKey {
         guard let value = headers["authorization"] else { throw RequestError.unauthorized("missing Authorization (\(RequestSignature.scheme))") }
         guard let header = RequestSignature.parse(value) else { throw RequestError.unauthorized("malformed Authorization") }
         let now = clock()
-        guard let key = keys.key(id: header.keyID, now: now),
-              body.withUnsafeBytes({ RequestSignature.isValid(header, secret: key.secret, body: $0) }) else {
+        guard let key = keys.key(id: header.keyID, now: now), key.hasValidSecret else { throw RequestError.unauthorized("invalid signature") }
+        guard key.isActive else { throw RequestError.forbidden("key revoked") }
+        let nowSeconds = Int64(now.timeIntervalSince1970)
+        guard RequestSignature.isFresh(header.timestamp, now: nowSeconds) else { throw RequestError.clockSkew(serverTime: nowSeconds) }
+        guard header.scheme == .hz2 || scope == .ingest else {
+            throw RequestError.unauthorized("admin requests must be signed with \(RequestSignature.Scheme.hz2.rawValue)")
+        }
+        guard body.withUnsafeBytes({ RequestSignature.isValid(header, secret: key.secret, target: target, body: $0) }) else {
             throw RequestError.unauthorized("invalid signature")
         }
-        guard RequestSignature.isFresh(header.timestamp, now: Int64(now.timeIntervalSince1970)) else {
-            throw RequestError.unauthorized("signature timestamp is more than \(RequestSignature.maxClockSkewSeconds) s from the server clock")
-        }
-        guard key.isActive else { throw RequestError.forbidden("key revoked") }
         guard key.scopes.contains(scope) else { throw RequestError.forbidden("key lacks the \(scope.rawValue) scope") }
+        if scope == .admin, !replayGuard.claim(header.signature, timestamp: header.timestamp, now: nowSeconds) {
+            throw RequestError.replayedSignature
+        }
         return key
     }
 
@@ -200,16 +220,17 @@ public final class IngestService: Sendable {
         }
     }
 
+    /// Whole seconds to wait, 1…86,400 (a bucket refilling very slowly cannot overflow `Int`).
     static func retryAfter(_ seconds: Double) -> Int {
-        seconds.isFinite ? max(1, Int(seconds.rounded(.up))) : 60
+        seconds.isFinite ? max(1, Int(min(seconds, 86_400).rounded(.up))) : 60
     }
 
     // MARK: Admin routes
 
     /// `DELETE /v1/users/{user_id}` (admin scope): forget a user (CH33 §9, CH34 §8.3).
-    public func forgetUser(_ userID: String, headers: [String: String], body: [UInt8]) async -> IngestResponse {
+    public func forgetUser(_ userID: String, headers: [String: String], body: [UInt8], target: RequestSignature.Target) async -> IngestResponse {
         do {
-            _ = try authenticate(headers, body: body, scope: .admin)
+            _ = try authenticate(headers, target: target, body: body, scope: .admin)
             guard StringFormat.uuid.matches(userID) else { throw RequestError.malformedEnvelope("user_id must be a UUID") }
             let count = try await store.forgetUser(userID.lowercased(), nowMs: Int64(clock().timeIntervalSince1970 * 1000))
             logger.info("forgot a user", metadata: ["events_unlinked": "\(count)"])
@@ -223,9 +244,9 @@ public final class IngestService: Sendable {
 
     /// `POST /v1/admin/maintenance?seconds=N` (admin scope): answer batches with 503 and
     /// `Retry-After` for N seconds (0 ends it) — to drain clients before store maintenance.
-    public func maintenance(seconds: Int, headers: [String: String], body: [UInt8]) -> IngestResponse {
+    public func maintenance(seconds: Int, headers: [String: String], body: [UInt8], target: RequestSignature.Target) -> IngestResponse {
         do {
-            _ = try authenticate(headers, body: body, scope: .admin)
+            _ = try authenticate(headers, target: target, body: body, scope: .admin)
             guard (0...86_400).contains(seconds) else { throw RequestError.malformedEnvelope("seconds must be 0-86400") }
             let until = seconds > 0 ? clock().addingTimeInterval(Double(seconds)) : nil
             maintenanceUntil.withLock { $0 = until }
@@ -239,9 +260,9 @@ public final class IngestService: Sendable {
     }
 
     /// `POST /v1/admin/reload` (admin scope): re-read and lint the catalog; the old one stays on failure.
-    public func reloadCatalog(headers: [String: String], body: [UInt8]) -> IngestResponse {
+    public func reloadCatalog(headers: [String: String], body: [UInt8], target: RequestSignature.Target) -> IngestResponse {
         do {
-            _ = try authenticate(headers, body: body, scope: .admin)
+            _ = try authenticate(headers, target: target, body: body, scope: .admin)
             let version = try reloadCatalog()
             return finish(.json(200, "{\"catalog_version\":\(JSONString.quoted(version))}"))
         } catch let error as RequestError {

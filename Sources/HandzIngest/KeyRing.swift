@@ -1,11 +1,17 @@
 import Foundation
 import HandzSigning
+import Logging
 
 /// The ingestion keys the endpoint accepts, read from the keys file and re-read when the file
 /// changes (checked at most once a second), so `handz-analytics keys revoke` takes effect on a
 /// running server without a restart.
+///
+/// A file that does not load — unreadable JSON, or a key whose secret is not exactly 64 hex digits
+/// (``KeysFile/load(path:)``) — is refused whole: at start the server does not start; on a change
+/// the keys in force stay and a warning names the failing key id (never a secret).
 public final class KeyRing: Sendable {
     public let path: String
+    private let logger: Logger
     private struct State {
         var file: KeysFile
         var modified: Date?
@@ -13,8 +19,9 @@ public final class KeyRing: Sendable {
     }
     private let state: Locked<State>
 
-    public init(path: String) throws {
+    public init(path: String, logger: Logger = Logger(label: "handz.keys")) throws {
         self.path = path
+        self.logger = logger
         let file = try KeysFile.load(path: path)
         state = Locked(State(file: file, modified: Self.modificationDate(path), checked: Date()))
     }
@@ -29,8 +36,12 @@ public final class KeyRing: Sendable {
             if now.timeIntervalSince(state.checked) >= 1 {
                 state.checked = now
                 let modified = Self.modificationDate(path)
-                if modified != state.modified, let file = try? KeysFile.load(path: path) {
-                    state.file = file
+                if modified != state.modified {
+                    do {
+                        state.file = try KeysFile.load(path: path)
+                    } catch {
+                        logger.warning("keys file not reloaded; the keys in force stay", metadata: ["reason": "\(error)"])
+                    }
                     state.modified = modified
                 }
             }

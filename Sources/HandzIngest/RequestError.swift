@@ -1,10 +1,16 @@
 import HandzAnalyticsCore
+import HandzSigning
 
 /// Whole-request failures of the ingestion API, each with a stable code and HTTP status. The
 /// JSON body is `{"error": {"code": "...", "message": "..."}}` and never echoes payload values.
 public enum RequestError: Error, Sendable, Equatable {
     case malformedEnvelope(String)
     case unauthorized(String)
+    /// The signature's `ts` is more than `RequestSignature.maxClockSkewSeconds` from the server
+    /// clock; carries the server's time (unix seconds) so the client can correct its offset.
+    case clockSkew(serverTime: Int64)
+    /// An admin request whose signature the endpoint has already accepted once.
+    case replayedSignature
     case forbidden(String)
     case payloadTooLarge(String)
     case unsupportedMediaType(String)
@@ -17,6 +23,8 @@ public enum RequestError: Error, Sendable, Equatable {
         switch self {
         case .malformedEnvelope: "malformed_envelope"
         case .unauthorized: "unauthorized"
+        case .clockSkew: "clock_skew"
+        case .replayedSignature: "replayed_signature"
         case .forbidden: "forbidden"
         case .payloadTooLarge: "payload_too_large"
         case .unsupportedMediaType: "unsupported_media_type"
@@ -30,7 +38,7 @@ public enum RequestError: Error, Sendable, Equatable {
     public var status: Int {
         switch self {
         case .malformedEnvelope: 400
-        case .unauthorized: 401
+        case .unauthorized, .clockSkew, .replayedSignature: 401
         case .forbidden: 403
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
@@ -49,6 +57,9 @@ public enum RequestError: Error, Sendable, Equatable {
         case .rateLimited: "rate limit exceeded; retry after the Retry-After delay"
         case .storeUnavailable: "the event store is unavailable; retry after the Retry-After delay"
         case .notFound: "no such endpoint"
+        case .clockSkew:
+            "signature timestamp is more than \(RequestSignature.maxClockSkewSeconds) s from the server clock; sign again with the server_time offset"
+        case .replayedSignature: "this admin signature was already used; sign the request again with a new timestamp"
         }
     }
 
@@ -83,6 +94,10 @@ public struct IngestResponse: Sendable, Equatable {
     public static func error(_ error: RequestError) -> IngestResponse {
         var headers: [(String, String)] = []
         if let seconds = error.retryAfterSeconds { headers.append(("Retry-After", String(seconds))) }
-        return json(error.status, "{\"error\":{\"code\":\"\(error.code)\",\"message\":\(JSONString.quoted(error.message))}}", headers: headers)
+        // clock_skew also says the server's time in the body (the HTTP layer adds `Date` to every
+        // answer too), so a client can measure its offset from either.
+        var extra = ""
+        if case .clockSkew(let serverTime) = error { extra = ",\"server_time\":\(serverTime)" }
+        return json(error.status, "{\"error\":{\"code\":\"\(error.code)\",\"message\":\(JSONString.quoted(error.message))\(extra)}}", headers: headers)
     }
 }

@@ -6,6 +6,11 @@ import PostgresNIO
 
 /// Groups the appends that arrive while a transaction is running into the next transaction: one
 /// multi-row insert per table, so a node's write rate does not depend on one round trip per request.
+///
+/// Rows are inserted in `event_id` order. Two nodes inserting overlapping batches each take the
+/// unique index's entries in the same order, so one waits for the other instead of each holding an
+/// id the other needs (arrival order deadlocked them: PostgreSQL aborted one transaction and its
+/// whole group answered 503).
 actor GroupWriter {
     typealias Continuation = CheckedContinuation<AppendResult, any Error>
 
@@ -110,6 +115,7 @@ actor GroupWriter {
                                 \(platforms)::text[], \(osVersions)::text[], \(models)::text[], \(locales)::text[], \(zones)::text[],
                                 \(networks)::text[], \(keys)::text[], \(catalogs)::text[], \(properties)::text[])
                          AS x(e, n, t, r, i, s, u, us, av, bn, pl, os, dm, lo, tz, ns, k, cv, p)
+                    ORDER BY e
                     ON CONFLICT (event_id) DO NOTHING
                     RETURNING event_id
                     """, logger: logger)

@@ -45,26 +45,45 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
 
     func migrate() async throws {
         try await client.withConnection { connection in
-            _ = try await connection.query("SELECT pg_advisory_lock(\(PostgresSchema.lockKey))", logger: logger)
-            defer { Task { _ = try? await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.lockKey))", logger: self.logger) } }
-            _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_time_ms BIGINT NOT NULL, description TEXT NOT NULL)", logger: logger)
-            var applied = 0
-            for try await version in try await connection.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger).decode(Int.self) {
-                applied = version
-            }
-            for migration in PostgresSchema.migrations where migration.version > applied {
-                _ = try await connection.query("BEGIN", logger: logger)
-                do {
-                    for statement in migration.statements {
-                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    let now = Int64(Date().timeIntervalSince1970 * 1000)
-                    _ = try await connection.query("INSERT INTO schema_migrations(version, applied_time_ms, description) VALUES (\(migration.version), \(now), \(migration.description))", logger: logger)
-                    _ = try await connection.query("COMMIT", logger: logger)
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
+            try await Self.migrate(on: connection, logger: logger)
+        }
+    }
+
+    /// Applies the pending migrations on `connection` under a session advisory lock, so nodes
+    /// starting together migrate once. The lock is released on the same connection, awaited,
+    /// before the connection goes back to the pool — on success and on failure alike; a session
+    /// lock left on a pooled connection would stall every other node's start until it closed.
+    static func migrate(on connection: PostgresConnection, logger: Logger) async throws {
+        _ = try await connection.query("SELECT pg_advisory_lock(\(PostgresSchema.lockKey))", logger: logger)
+        let outcome: Result<Void, any Error>
+        do {
+            try await applyMigrations(on: connection, logger: logger)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        _ = try await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.lockKey))", logger: logger)
+        try outcome.get()
+    }
+
+    static func applyMigrations(on connection: PostgresConnection, logger: Logger) async throws {
+        _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_time_ms BIGINT NOT NULL, description TEXT NOT NULL)", logger: logger)
+        var applied = 0
+        for try await version in try await connection.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger).decode(Int.self) {
+            applied = version
+        }
+        for migration in PostgresSchema.migrations where migration.version > applied {
+            _ = try await connection.query("BEGIN", logger: logger)
+            do {
+                for statement in migration.statements {
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                _ = try await connection.query("INSERT INTO schema_migrations(version, applied_time_ms, description) VALUES (\(migration.version), \(now), \(migration.description))", logger: logger)
+                _ = try await connection.query("COMMIT", logger: logger)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
             }
         }
     }
@@ -112,11 +131,13 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
     /// Unlinks the user's events in one transaction. PostgreSQL keeps the old row versions until
     /// VACUUM reclaims them (autovacuum does, or `VACUUM events` at once); the README's privacy
     /// section says so.
+    /// `userID` matches in any letter case, like the embedded store.
     public func forgetUser(_ userID: String, nowMs: Int64) async throws -> Int {
-        try await client.withTransaction(logger: logger) { connection in
+        let userID = userID.lowercased()
+        return try await client.withTransaction(logger: logger) { connection in
             var changed = 0
             for try await count in try await connection.query(
-                "WITH updated AS (UPDATE events SET user_id = NULL WHERE user_id = \(userID) RETURNING 1) SELECT COUNT(*)::BIGINT FROM updated",
+                "WITH updated AS (UPDATE events SET user_id = NULL WHERE lower(user_id) = \(userID) RETURNING 1) SELECT COUNT(*)::BIGINT FROM updated",
                 logger: logger).decode(Int64.self) { changed = Int(count) }
             let salt = try await Self.salt(connection, logger: logger)
             let hash = Hex.encode(HMACSHA256.code(key: salt, data: Array(userID.utf8)))

@@ -64,5 +64,12 @@ enum PostgresSchema {
             """,
             "CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
         ]),
+        // The embedded store's migration 2: every UUID column in canonical lower case.
+        Migration(version: 2, description: "UUID columns in canonical lower case", statements: [
+            """
+            UPDATE events SET install_id = lower(install_id), session_id = lower(session_id), user_id = lower(user_id)
+            WHERE install_id ~ '[A-F]' OR session_id ~ '[A-F]' OR user_id ~ '[A-F]'
+            """,
+        ]),
     ]
 }

@@ -1,4 +1,5 @@
 import HandzIngest
+import HandzSigning
 import Hummingbird
 import HTTPTypes
 import NIOCore
@@ -25,24 +26,25 @@ enum IngestRouter {
             guard let body = try await collect(request, limit: service.limits.maxBodyBytes) else {
                 return closing(service.bodyTooLarge, channel: context.channel)
             }
-            return response(await service.ingest(headers: headerMap(request.headers), body: body))
+            return response(await service.ingest(headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
         router.delete("/v1/users/:user_id") { request, context in
             let body = try await collect(request, limit: 64 * 1024) ?? []
             let userID = context.parameters.get("user_id") ?? ""
-            return response(await service.forgetUser(userID, headers: headerMap(request.headers), body: body))
+            return response(await service.forgetUser(userID, headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
         router.post("/v1/admin/maintenance") { request, _ in
             let body = try await collect(request, limit: 64 * 1024) ?? []
+            // Out of Int's range parses as nil, then -1: refused by the service's 0-86400 check.
             let seconds = request.uri.queryParameters["seconds"].flatMap { Int(String($0)) } ?? -1
-            return response(service.maintenance(seconds: seconds, headers: headerMap(request.headers), body: body))
+            return response(service.maintenance(seconds: seconds, headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
         router.post("/v1/admin/reload") { request, _ in
             let body = try await collect(request, limit: 64 * 1024) ?? []
-            return response(service.reloadCatalog(headers: headerMap(request.headers), body: body))
+            return response(service.reloadCatalog(headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
         router.get("/health") { _, _ in response(service.health()) }
@@ -62,6 +64,11 @@ enum IngestRouter {
         } catch is NIOTooManyBytesError {
             return nil
         }
+    }
+
+    /// The request line as received, percent-encoding intact: what an HZ2 signature covers.
+    static func target(_ request: Request) -> RequestSignature.Target {
+        RequestSignature.Target(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "")
     }
 
     static func headerMap(_ fields: HTTPFields) -> [String: String] {

@@ -23,7 +23,20 @@ public struct IngestionKey: Codable, Sendable, Equatable, CustomStringConvertibl
         case id, secretHex = "secret", scopes, status, createdAt = "created_at", revokedAt = "revoked_at"
     }
 
-    public var secret: [UInt8] { Hex.decode(secretHex) ?? [] }
+    /// The secret's bytes. Empty when `secretHex` is not a valid secret — which the keys file
+    /// never lets through (``KeysFile/load(path:)``) and the endpoint refuses anyway
+    /// (``hasValidSecret``): an empty HMAC key would be a key anyone can sign with.
+    public var secret: [UInt8] { hasValidSecret ? Hex.decode(secretHex) ?? [] : [] }
+
+    /// The documented secret form: exactly 64 hex digits (256 bits), as `generate` writes them.
+    public static let secretHexLength = 64
+
+    /// Whether `secretHex` is exactly ``secretHexLength`` hex digits (`0-9`, `a-f`, `A-F`).
+    public var hasValidSecret: Bool {
+        secretHex.utf8.count == Self.secretHexLength && secretHex.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46)
+        }
+    }
     public var isActive: Bool { status == .active }
 
     public var description: String { "key \(id) [\(scopes.map(\.rawValue).joined(separator: ","))] \(status.rawValue)" }
@@ -53,24 +66,36 @@ public struct KeysFile: Codable, Sendable, Equatable {
 
     public init(keys: [IngestionKey] = []) { self.keys = keys }
 
-    public enum Failure: Error, CustomStringConvertible {
+    public enum Failure: Error, CustomStringConvertible, Equatable {
         case unreadable(String)
         case invalid(String)
+        /// A key whose id or secret is not of the documented form; names the key, never the secret.
+        case invalidKey(path: String, keyID: String)
         public var description: String {
             switch self {
             case .unreadable(let path): "cannot read the keys file \(path)"
             case .invalid(let path): "the keys file \(path) is not valid"
+            case .invalidKey(let path, let keyID):
+                "the keys file \(path) has a key whose id or secret is not valid (key \(IngestionKey.isValidID(keyID) ? keyID : "with an invalid id")): a secret is exactly \(IngestionKey.secretHexLength) hex digits; create keys with `handz-analytics keys create`"
             }
         }
     }
 
+    /// Reads and checks the keys file: every key must have a valid id and a secret of exactly
+    /// ``IngestionKey/secretHexLength`` hex digits. A hand-edited placeholder (`"secret": "CHANGE_ME"`)
+    /// refuses the whole file rather than becoming a key with an empty secret.
     public static func load(path: String) throws -> KeysFile {
         guard let data = FileManager.default.contents(atPath: path) else { throw Failure.unreadable(path) }
+        let file: KeysFile
         do {
-            return try JSONDecoder().decode(KeysFile.self, from: data)
+            file = try JSONDecoder().decode(KeysFile.self, from: data)
         } catch {
             throw Failure.invalid(path)
         }
+        if let bad = file.keys.first(where: { !IngestionKey.isValidID($0.id) || !$0.hasValidSecret }) {
+            throw Failure.invalidKey(path: path, keyID: bad.id)
+        }
+        return file
     }
 
     /// Writes atomically with permissions 0600 (the file holds secrets).

@@ -8,79 +8,130 @@ import Crypto
 /// The ingestion endpoint's request signature (CH33 §10 "signed ingestion keys"), the one
 /// definition the server, the client and the load generator share.
 ///
-///     Authorization: HZ1-HMAC-SHA256 key=<key id>, ts=<unix seconds>, sig=<hex>
-///     sig = hex(HMAC-SHA256(secret, "<ts>." + <the exact body bytes sent>))
+///     Authorization: HZ2-HMAC-SHA256 key=<key id>, ts=<unix seconds>, sig=<hex>
+///     sig = hex(HMAC-SHA256(secret, "HZ2\n" + METHOD + "\n" + path + "\n" + query + "\n" + ts + "\n" + body))
 ///
-/// The body is signed as sent — compressed when `Content-Encoding: gzip` — so the server checks
-/// the signature before spending any work on the body. A request whose `ts` is more than
-/// `maxClockSkewSeconds` from the server clock is refused. Within that window a captured request
-/// can be replayed, but it can only re-send the same events, which `event_id` dedupe makes harmless.
+/// `path` and `query` are the request target exactly as sent (percent-encoded, the query without
+/// its `?`, empty when there is none); the body is signed as sent — compressed when
+/// `Content-Encoding: gzip` — so the server checks the signature before spending any work on the
+/// body. Signing the method and target means a captured signature authorises only the request it
+/// was made for: a `POST /v1/admin/reload` header cannot be reused for `DELETE /v1/users/…`.
+///
+/// `HZ1-HMAC-SHA256` (`sig = HMAC(secret, "<ts>." + body)`, no method or target) is what app builds
+/// before this version send. The server accepts it on `POST /v1/batch` only, where a replay can only
+/// re-send the same events and `event_id` dedupe makes that harmless; every admin route requires
+/// HZ2 and refuses a signature it has already seen (see the README's security section).
+///
+/// A request whose `ts` is more than ``maxClockSkewSeconds`` from the server clock is refused with
+/// the error code `clock_skew` and the server's time, so a client with a wrong clock can correct
+/// its offset and sign again.
 public enum RequestSignature {
-    public static let scheme = "HZ1-HMAC-SHA256"
+    /// The schemes, newest first.
+    public enum Scheme: String, Sendable, CaseIterable {
+        /// Method, path, query, timestamp and body.
+        case hz2 = "HZ2-HMAC-SHA256"
+        /// Timestamp and body only (app builds before HZ2; `POST /v1/batch` only).
+        case hz1 = "HZ1-HMAC-SHA256"
+    }
+
+    /// The scheme clients sign with.
+    public static let scheme = Scheme.hz2.rawValue
     public static let maxClockSkewSeconds: Int64 = 300
+
+    /// What an HZ2 signature covers besides the timestamp and body: the request line.
+    public struct Target: Sendable, Equatable {
+        public var method: String
+        /// The path as sent, percent-encoded (`/v1/users/0190a5e2-…`).
+        public var path: String
+        /// The query as sent, without `?`; empty when there is none.
+        public var query: String
+
+        public init(method: String, path: String, query: String = "") {
+            self.method = method.uppercased()
+            self.path = path
+            self.query = query
+        }
+
+        /// `POST /v1/batch`, the ingestion route.
+        public static let batch = Target(method: "POST", path: "/v1/batch")
+    }
 
     /// A parsed `Authorization` header.
     public struct Header: Sendable, Equatable {
+        public var scheme: Scheme
         public var keyID: String
         public var timestamp: Int64
         public var signature: [UInt8]
 
-        public init(keyID: String, timestamp: Int64, signature: [UInt8]) {
+        public init(scheme: Scheme = .hz2, keyID: String, timestamp: Int64, signature: [UInt8]) {
+            self.scheme = scheme
             self.keyID = keyID
             self.timestamp = timestamp
             self.signature = signature
         }
     }
 
-    /// The HMAC of `"<timestamp>." + body` under `secret`.
-    public static func signature(secret: [UInt8], timestamp: Int64, body: UnsafeRawBufferPointer) -> [UInt8] {
+    /// The HMAC of the scheme's string to sign under `secret`.
+    public static func signature(scheme: Scheme = .hz2, secret: [UInt8], timestamp: Int64, target: Target,
+                                 body: UnsafeRawBufferPointer) -> [UInt8] {
         var hmac = HMAC<SHA256>(key: SymmetricKey(data: secret))
-        hmac.update(data: Array("\(timestamp).".utf8))
+        switch scheme {
+        case .hz2:
+            hmac.update(data: Array("HZ2\n\(target.method)\n\(target.path)\n\(target.query)\n\(timestamp)\n".utf8))
+        case .hz1:
+            hmac.update(data: Array("\(timestamp).".utf8))
+        }
         hmac.update(data: body)
         return Array(hmac.finalize())
     }
 
-    /// The complete `Authorization` header value for a body.
-    public static func authorization(keyID: String, secret: [UInt8], timestamp: Int64, body: UnsafeRawBufferPointer) -> String {
-        "\(scheme) key=\(keyID), ts=\(timestamp), sig=\(Hex.encode(signature(secret: secret, timestamp: timestamp, body: body)))"
+    /// The complete `Authorization` header value for a request.
+    public static func authorization(scheme: Scheme = .hz2, keyID: String, secret: [UInt8], timestamp: Int64,
+                                     target: Target = .batch, body: UnsafeRawBufferPointer) -> String {
+        let sig = signature(scheme: scheme, secret: secret, timestamp: timestamp, target: target, body: body)
+        return "\(scheme.rawValue) key=\(keyID), ts=\(timestamp), sig=\(Hex.encode(sig))"
     }
 
-    public static func authorization(keyID: String, secret: [UInt8], timestamp: Int64, body: [UInt8]) -> String {
-        body.withUnsafeBytes { authorization(keyID: keyID, secret: secret, timestamp: timestamp, body: $0) }
+    public static func authorization(scheme: Scheme = .hz2, keyID: String, secret: [UInt8], timestamp: Int64,
+                                     target: Target = .batch, body: [UInt8]) -> String {
+        body.withUnsafeBytes { authorization(scheme: scheme, keyID: keyID, secret: secret, timestamp: timestamp, target: target, body: $0) }
     }
 
-    /// Parses an `Authorization` value; nil when it is not this scheme or not well formed.
+    /// Parses an `Authorization` value; nil when it is not one of the schemes or not well formed.
+    /// A `ts` that does not fit in 64 bits is malformed.
     public static func parse(_ value: String) -> Header? {
-        guard value.hasPrefix(scheme + " ") else { return nil }
+        guard let scheme = Scheme.allCases.first(where: { value.hasPrefix($0.rawValue + " ") }) else { return nil }
         var keyID: String?
         var timestamp: Int64?
         var signature: [UInt8]?
-        for part in value.dropFirst(scheme.count + 1).split(separator: ",") {
+        for part in value.dropFirst(scheme.rawValue.count + 1).split(separator: ",") {
             let pair = part.trimmingSpaces.split(separator: "=", maxSplits: 1).map(String.init)
             guard pair.count == 2 else { return nil }
             switch pair[0] {
             case "key" where IngestionKey.isValidID(pair[1]): keyID = pair[1]
-            case "ts": timestamp = Int64(pair[1])
+            case "ts" where pair[1].utf8.count <= 20: timestamp = Int64(pair[1])
             case "sig" where pair[1].utf8.count == 64: signature = Hex.decode(pair[1])
             default: return nil
             }
         }
         guard let keyID, let timestamp, let signature else { return nil }
-        return Header(keyID: keyID, timestamp: timestamp, signature: signature)
+        return Header(scheme: scheme, keyID: keyID, timestamp: timestamp, signature: signature)
     }
 
-    /// Whether `header` signs `body` under `secret`, compared in constant time.
-    public static func isValid(_ header: Header, secret: [UInt8], body: UnsafeRawBufferPointer) -> Bool {
-        let expected = signature(secret: secret, timestamp: header.timestamp, body: body)
+    /// Whether `header` signs this request under `secret`, compared in constant time.
+    public static func isValid(_ header: Header, secret: [UInt8], target: Target, body: UnsafeRawBufferPointer) -> Bool {
+        let expected = signature(scheme: header.scheme, secret: secret, timestamp: header.timestamp, target: target, body: body)
         guard expected.count == header.signature.count else { return false }
         var difference: UInt8 = 0
         for index in expected.indices { difference |= expected[index] ^ header.signature[index] }
         return difference == 0
     }
 
-    /// Whether `timestamp` is within the allowed skew of `now`.
+    /// Whether `timestamp` is within the allowed skew of `now`. Overflow-safe for any two values:
+    /// a `ts` near `Int64.min` or `Int64.max` is simply not fresh.
     public static func isFresh(_ timestamp: Int64, now: Int64) -> Bool {
-        abs(now - timestamp) <= maxClockSkewSeconds
+        let (difference, overflow) = now.subtractingReportingOverflow(timestamp)
+        return !overflow && difference.magnitude <= UInt64(maxClockSkewSeconds)
     }
 }
 

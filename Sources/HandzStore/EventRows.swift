@@ -66,6 +66,24 @@ public struct EventRows: Sendable {
         }
     }
 
+    /// Appends the next field of the current row with ASCII letters lower-cased: the canonical
+    /// form of a UUID (RFC 9562 §4 output is lower-case). The store keeps every UUID so, whatever
+    /// case the client sent, so deletion and joins match by one exact form (README "Stored events").
+    public mutating func appendLowercasedField(_ value: UnsafeRawBufferPointer) {
+        spans.append(Int32(bytes.count))
+        spans.append(Int32(value.count))
+        for byte in value { bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+    }
+
+    /// Lower-cases ASCII letters in `range` of the current row's last field (a UUID value inside
+    /// `properties`, by its offset from the field's start).
+    public mutating func lowercaseInLastField(_ range: Range<Int>) {
+        let offset = Int(spans[spans.count - 2])
+        for index in (offset + range.lowerBound)..<(offset + range.upperBound) where bytes[index] >= 0x41 && bytes[index] <= 0x5A {
+            bytes[index] |= 0x20
+        }
+    }
+
     /// Appends a whole row from strings (for tests and tools).
     public mutating func append(eventID: (UInt64, UInt64), eventTimeMs: Int64, fields: [Field: String]) {
         beginRow(eventID: eventID, eventTimeMs: eventTimeMs)

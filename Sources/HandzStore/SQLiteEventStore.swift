@@ -131,12 +131,14 @@ public final class SQLiteEventStore: @unchecked Sendable {
     /// Removes every link between `userID` and stored events (CH33 §9, CH34 §8.3): afterwards no
     /// row carries it — the events stay as anonymous install-level data — and the audit keeps a
     /// salted hash only. The WAL is checkpointed and truncated so the old pages leave the disk too.
-    /// Returns the number of events unlinked.
+    /// Returns the number of events unlinked. `userID` matches in any letter case (ids are stored
+    /// lower-case; `lower()` also catches a row an older version stored as sent).
     @discardableResult
     public func forgetUser(_ userID: String, nowMs: Int64 = SQLiteEventStore.nowMs()) throws -> Int {
-        try withConnection { database in
+        let userID = userID.lowercased()
+        return try withConnection { database in
             let changed = try database.transaction {
-                let update = try database.prepare("UPDATE events SET user_id = NULL WHERE user_id = ?1")
+                let update = try database.prepare("UPDATE events SET user_id = NULL WHERE lower(user_id) = ?1")
                 try update.run([.text(userID)])
                 let changed = database.changes
                 try database.prepare("INSERT INTO privacy_audit(performed_time_ms, action, subject_hash, rows_affected) VALUES (?1, 'forget_user', ?2, ?3)")

@@ -86,6 +86,12 @@ public enum StoreSchema {
                device_model, locale, timezone, network_state, key_id, catalog_version, properties
         FROM events;
         """),
+        // Issue 21 §4: the validator accepts upper-case UUIDs; the store now keeps every id column
+        // in the canonical lower case (ingest lower-cases them), so deletion matches one form.
+        Migration(version: 2, description: "UUID columns in canonical lower case", sql: """
+        UPDATE events SET install_id = lower(install_id), session_id = lower(session_id), user_id = lower(user_id)
+        WHERE install_id GLOB '*[A-F]*' OR session_id GLOB '*[A-F]*' OR user_id GLOB '*[A-F]*';
+        """),
     ]
 
     public static var currentVersion: Int { migrations.last!.version }

@@ -136,6 +136,9 @@ final class StoreWriter: @unchecked Sendable {
         }
         var inserted = batches.map { [Bool](repeating: false, count: $0.rows.count) }
         let statement = insertEvent
+        // Reset and clear on every exit, thrown or returned: a statement left mid-step refuses
+        // every later bind, and the writer would answer 503 to every batch until a restart.
+        defer { statement.reset() }
         try rows.bytes.withUnsafeBytes { text in
             try rows.eventIDs.withUnsafeBytes { ids in
                 var currentBatch = -1
@@ -164,7 +167,6 @@ final class StoreWriter: @unchecked Sendable {
                 }
             }
         }
-        statement.reset()
         return inserted
     }
 

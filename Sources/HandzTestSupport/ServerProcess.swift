@@ -109,22 +109,31 @@ public struct IngestHTTPClient: Sendable {
         public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] }
     }
 
+    /// The signed request line of `method` and `path` (which may carry `?query`).
+    public static func target(method: String, path: String) -> RequestSignature.Target {
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        return RequestSignature.Target(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "")
+    }
+
     /// POSTs `events` (JSON texts) as one signed gzip batch.
     public func send(events: [String], gzip: Bool = true, timestamp: Int64? = nil) async throws -> Answer {
         let body = Array("{\"events\":[\(events.joined(separator: ","))]}".utf8)
         return try await send(body: gzip ? Gzip.compress(body) : body, encoding: gzip ? "gzip" : nil, timestamp: timestamp)
     }
 
-    /// POSTs raw bytes, signed unless `authorization` is given.
+    /// POSTs raw bytes, signed (HZ2 over `method`, `path` with its query, and `body`, or the
+    /// given `scheme`) unless `authorization` is given.
     public func send(body: [UInt8], path: String = "/v1/batch", method: String = "POST", encoding: String? = "gzip",
-                     contentType: String = "application/json", timestamp: Int64? = nil, authorization: String? = nil) async throws -> Answer {
+                     contentType: String = "application/json", timestamp: Int64? = nil, authorization: String? = nil,
+                     scheme: RequestSignature.Scheme = .hz2) async throws -> Answer {
         var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
         request.httpMethod = method
         request.httpBody = Data(body)
         request.setValue(contentType, forHTTPHeaderField: "Content-Type")
         if let encoding { request.setValue(encoding, forHTTPHeaderField: "Content-Encoding") }
         let ts = timestamp ?? Int64(Date().timeIntervalSince1970)
-        request.setValue(authorization ?? RequestSignature.authorization(keyID: key.id, secret: key.secret, timestamp: ts, body: body),
+        request.setValue(authorization ?? RequestSignature.authorization(scheme: scheme, keyID: key.id, secret: key.secret, timestamp: ts,
+                                                                         target: Self.target(method: method, path: path), body: body),
                          forHTTPHeaderField: "Authorization")
         request.timeoutInterval = 30
         let (data, response) = try await Self.session.data(for: request)

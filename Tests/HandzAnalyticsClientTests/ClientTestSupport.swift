@@ -131,3 +131,63 @@ final class SilentListener: @unchecked Sendable {
         lock.withLock { for connection in connections { close(connection) } }
     }
 }
+
+/// A loopback HTTP/1.1 server that reads each request whole and answers every one with the same
+/// canned response — a captive portal's page, a proxy's JSON. Counts the requests it answered.
+final class CannedHTTPServer: @unchecked Sendable {
+    let port: Int
+    private let fd: Int32
+    private let lock = NSLock()
+    private var answered = 0
+
+    init(status: Int = 200, contentType: String, body: String) {
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) } }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        listen(listening, 16)
+        fd = listening
+        let response = Array("HTTP/1.1 \(status) OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)
+        let thread = Thread { [self] in
+            while true {
+                let connection = accept(listening, nil, nil)
+                if connection < 0 { return }
+                Self.readRequest(connection)
+                _ = response.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(connection)
+                lock.withLock { answered += 1 }
+            }
+        }
+        thread.start()
+    }
+
+    /// Reads the head and a `Content-Length` body (bounded: 1 MB, a 5 s receive timeout).
+    static func readRequest(_ connection: Int32) {
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while received.count < 1_000_000 {
+            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return }
+            received += chunk[0..<count]
+            let text = String(decoding: received, as: UTF8.self)
+            guard let headEnd = text.range(of: "\r\n\r\n") else { continue }
+            let head = text[..<headEnd.lowerBound].lowercased()
+            let declared = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            if received.count >= text.utf8.distance(from: text.utf8.startIndex, to: headEnd.upperBound) + declared { return }
+        }
+    }
+
+    var requestCount: Int { lock.withLock { answered } }
+
+    func stop() {
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
+}

@@ -143,6 +143,42 @@ import Testing
         #expect(diagnostics.isBalanced)
     }
 
+    @Test("a rebuild that fails keeps the damaged copy; the next start recovers its events and counts the unreadable ones")
+    func failedRebuildLosesNothing() throws {
+        let directory = try temporaryDirectory("handz-client-rebuild")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try offlineClient(directory)
+        for index in 0..<400 { client.track(BuilderNodeAdded(nodeType: .move, via: .search, totalNodesAfter: index + 1)) }
+        #expect(client.diagnostics().queuedEvents == 400)
+        client.shutdown()
+        let path = directory.appendingPathComponent("queue.sqlite").path
+        let database = try HandzSQLiteShim.open(path)
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as! NSNumber).intValue
+        let handle = FileHandle(forUpdatingAtPath: path)!
+        handle.seek(toFileOffset: UInt64(size / 2 / 4096 * 4096))
+        handle.write(Data(repeating: 0xA5, count: 4096))
+        try handle.close()
+        // The rebuild fails at its commit (as on a full disk): the client cannot start this time.
+        let prefix = directory.resolvingSymlinksInPath().path
+        EventQueue.importFaultForTesting = { aside in
+            if URL(fileURLWithPath: aside).resolvingSymlinksInPath().path.hasPrefix(prefix) { throw SQLiteError(code: 13, message: "injected: database or disk is full") }
+        }
+        #expect(throws: (any Error).self) { _ = try offlineClient(directory) }
+        EventQueue.importFaultForTesting = nil
+        #expect(EventQueue.leftoverDamagedCopies(of: path).count == 1)
+        // The next start finishes the rebuild from the damaged copy it kept.
+        let reopened = try offlineClient(directory)
+        let diagnostics = reopened.diagnostics()
+        reopened.shutdown()
+        let recovery = try #require(reopened.recovery)
+        #expect(recovery.recovered + recovery.lost == 400)
+        #expect(diagnostics.queuedEvents == recovery.recovered)
+        #expect(diagnostics.dropped(.corrupt) == recovery.lost)
+        #expect(diagnostics.tracked == 400 && diagnostics.isBalanced)
+        #expect(EventQueue.leftoverDamagedCopies(of: path).isEmpty)
+    }
+
     @Test("backoff: full jitter within the window, a floor, the cap, and Retry-After in both forms")
     func backoff() {
         let backoff = Backoff(base: 1, cap: 600)
@@ -154,6 +190,10 @@ import Testing
         #expect(Backoff.retryAfter("120", now: now) == 120)
         #expect(Backoff.retryAfter("Sun, 06 Nov 1994 08:51:37 GMT", now: now) == 120)
         #expect(Backoff.retryAfter("soon", now: now) == nil)
+        // No answer can stop delivery for good: huge, infinite or NaN waits read as a day.
+        #expect(Backoff.retryAfter("99999999999999999999", now: now) == Backoff.maxRetryAfter)
+        #expect(Backoff.retryAfter("inf", now: now) == Backoff.maxRetryAfter)
+        #expect(Backoff.retryAfter("nan", now: now) == Backoff.maxRetryAfter)
     }
 }
 

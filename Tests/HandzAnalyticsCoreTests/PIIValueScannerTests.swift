@@ -74,4 +74,35 @@ import Testing
         #expect(StringFormat.appVersion.matches("555.123.4567") && PIIValueScanner.scan("555.123.4567") != nil)
         #expect(StringFormat.buildNumber.matches("555.123.4567") && PIIValueScanner.scan("555.123.4567") != nil)
     }
+
+    /// Issue 21 §8: `slug` and `route_id` allow `_` and `/`, so each detector must read them as
+    /// separators — every detector, with each separator the formats allow.
+    @Test("phone, card, IP and email written with the formats' separators `_` and `/` are flagged", arguments: [
+        ("settings/555_123_4567", PIIKind.phoneNumber), ("settings/555/123/4567", .phoneNumber), ("call_555_123_4567", .phoneNumber),
+        ("card/4111_1111_1111_1111", .cardNumber), ("card/4111/1111/1111/1111", .cardNumber), ("c_4111_1111_1111_1111", .cardNumber),
+        ("ip/192_168_1_10", .ipAddress), ("ip/192/168/1/10", .ipAddress), ("host_10_0_0_1", .ipAddress),
+        ("u/john_doe_at_gmail_com", .emailAddress), ("u/john/doe/at/gmail/com", .emailAddress),
+        ("john_doe_at_mail_example_co_uk", .emailAddress), ("jane_at_gmail_dot_com", .emailAddress),
+    ])
+    func formatSeparators(value: String, kind: PIIKind) {
+        #expect(PIIValueScanner.scan(value) == kind, "\(value)")
+    }
+
+    @Test("slugs and routes with `_`, `/`, `at` and numbers that are not personal data stay accepted", arguments: [
+        "look_at_me_now", "flow_at_home", "practice/at_home", "home/at/settings", "black_belt_demo_1", "step_2026_03_01",
+        "monthly_9_99", "flows/edit/step_12", "drill_10_20_30", "v_1_4_2", "guard/at/mount/now",
+    ])
+    func formatSeparatorFalsePositives(value: String) {
+        #expect(PIIValueScanner.scan(value) == nil, "\(value)")
+    }
+
+    @Test("the validator rejects a route value that hides a phone number, card, IP or address behind `_` or `/`", arguments: [
+        "settings/555_123_4567", "card/4111_1111_1111_1111", "ip/192_168_1_10", "u/john_doe_at_gmail_com",
+    ])
+    func validatorRejectsSeparatedPII(value: String) {
+        #expect(StringFormat.routeID.matches(value))
+        var event = EventBuilder("screen_viewed")
+        event.setProperty("screen_name", value)
+        #expect(findings(verdict(event)) == ["pii_value /properties/screen_name"])
+    }
 }

@@ -142,4 +142,30 @@ import Testing
         ])
         #expect(report.rows == .ratio(numerator: 1, denominator: 2))
     }
+
+    /// Issue 21 §7: 30 installs, one a day, each saving a flow exactly 3 days after its first open;
+    /// the data ends with the last install's open, so the last 3 saves have not happened yet. The
+    /// old query counted all 30 (27/30 = 0.9); members whose 7-day window is not over are left out.
+    @Test("cohort members whose window ends after the data ends are left out, and counted as left out")
+    func incompleteWindowsLeftOut() throws {
+        var events: [FixtureEvent] = []
+        for install in 0..<30 {
+            let opened = Self.base + Int64(install) * Self.day + 3_600_000
+            events.append(FixtureEvent(id: UInt8(install), name: "app_open", timeMs: opened, install: "i\(install)"))
+            if install + 3 < 30 {
+                events.append(FixtureEvent(id: UInt8(100 + install), name: "flow_saved_success", timeMs: opened + 3 * Self.day, install: "i\(install)"))
+            }
+        }
+        let report = try run("activation_rate_7d", events, from: Self.base, to: Self.base + 30 * Self.day)
+        // Complete: installs 0…22 (their 7 days end by the last open, day 29); all 23 saved.
+        #expect(report.rows == .ratio(numerator: 23, denominator: 23))
+        #expect(report.leftOut == 7)
+        #expect(report.value == 1.0)
+        // Day-1 retention: the last two installs' day 1 (t0 + 1 d to t0 + 2 d) is not over.
+        let retention = try run("retention_d1", events, from: Self.base, to: Self.base + 30 * Self.day)
+        #expect(retention.leftOut == 2)
+        #expect(retention.denominator == 28)
+        // Measures without a window report nothing left out.
+        #expect(try run("time_to_first_flow", events, from: Self.base, to: Self.base + 30 * Self.day).leftOut == nil)
+    }
 }

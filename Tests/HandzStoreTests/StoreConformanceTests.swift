@@ -97,6 +97,19 @@ import Testing
         await subject.store.close()
     }
 
+    @Test("forget-user matches the id in any case, also rows an older version stored in upper case", arguments: Engine.allCases)
+    func forgetUserAnyCase(engine: Engine) async throws {
+        let subject = try await Self.subject(engine)
+        defer { subject.cleanup() }
+        let user = "80b8de51-5c1a-4e7b-9a2d-3f4e5a6b7c8d"
+        // Appended straight to the store, as a node of an older version wrote them: as sent.
+        _ = try await subject.store.append(StoreTests.batch(StoreTests.rows((0..<12).map { (9, UInt64($0)) }, userID: user.uppercased())))
+        _ = try await subject.store.append(StoreTests.batch(StoreTests.rows((0..<5).map { (10, UInt64($0)) }, userID: user)))
+        #expect(try await subject.store.forgetUser(user.uppercased(), nowMs: 1_000) == 17)
+        #expect(try subject.count("SELECT COUNT(*) FROM events WHERE user_id IS NOT NULL") == 0)
+        await subject.store.close()
+    }
+
     @Test("purge deletes what was received before the cutoff", arguments: Engine.allCases)
     func purge(engine: Engine) async throws {
         let subject = try await Self.subject(engine)

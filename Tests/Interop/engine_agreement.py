@@ -235,8 +235,9 @@ def kpi_rows(measure, rows):
         return ("median", None if median is None else int(median), int(actors or 0))
     if measure == "latest_value_distribution":
         return ("distribution", sorted((None if r[0] is None else int(r[0]), int(r[1])) for r in rows))
-    numerator, denominator = rows[0]
-    return ("ratio", int(numerator or 0), int(denominator or 0))
+    numerator, denominator = rows[0][0], rows[0][1]
+    left_out = int(rows[0][2] or 0) if len(rows[0]) > 2 else None
+    return ("ratio", int(numerator or 0), int(denominator or 0), left_out)
 
 
 def kpi_expected(report):
@@ -244,7 +245,7 @@ def kpi_expected(report):
         return ("median", report["median_ms"], report["denominator"])
     if report["measure"] == "latest_value_distribution":
         return ("distribution", sorted((b["value"], b["count"]) for b in report["distribution"]))
-    return ("ratio", report["numerator"], report["denominator"])
+    return ("ratio", report["numerator"], report["denominator"], report.get("left_out"))
 
 
 # ---------------------------------------------------------------------------------------- cases

@@ -6,7 +6,7 @@ enum KPIOutput {
     static func render(_ reports: [KPIReport], as format: OutputFormat) -> String {
         switch format {
         case .json: reports.map(json).joined(separator: "\n")
-        case .csv: (["kpi,value,numerator,denominator"] + reports.map(csvRow)).joined(separator: "\n")
+        case .csv: (["kpi,value,numerator,denominator,left_out"] + reports.map(csvRow)).joined(separator: "\n")
         case .table: table(reports)
         }
     }
@@ -32,6 +32,7 @@ enum KPIOutput {
         if let numerator = report.numerator { json.integer(numerator) } else { json.null() }
         json.key("denominator")
         if let denominator = report.denominator { json.integer(denominator) } else { json.null() }
+        if let leftOut = report.leftOut { json.field("left_out", leftOut) }
         if case .median(let milliseconds, _) = report.rows {
             json.key("median_ms")
             if let milliseconds { json.integer(milliseconds) } else { json.null() }
@@ -73,13 +74,14 @@ enum KPIOutput {
 
     static func csvRow(_ report: KPIReport) -> String {
         [report.query.kpi.id, report.value.map { String($0) } ?? "", report.numerator.map(String.init) ?? "",
-         report.denominator.map(String.init) ?? ""].joined(separator: ",")
+         report.denominator.map(String.init) ?? "", report.leftOut.map(String.init) ?? ""].joined(separator: ",")
     }
 
     static func table(_ reports: [KPIReport]) -> String {
-        var rows = [["kpi", "value", "numerator", "denominator"]]
+        var rows = [["kpi", "value", "numerator", "denominator", "left out"]]
         for report in reports {
-            rows.append([report.query.kpi.id, formattedValue(report), report.numerator.map(String.init) ?? "–", report.denominator.map(String.init) ?? "–"])
+            rows.append([report.query.kpi.id, formattedValue(report), report.numerator.map(String.init) ?? "–", report.denominator.map(String.init) ?? "–",
+                         report.leftOut.map(String.init) ?? "–"])
         }
         var out = TextTable.render(rows)
         for report in reports {

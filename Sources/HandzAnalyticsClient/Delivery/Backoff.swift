@@ -14,15 +14,27 @@ struct Backoff: Sendable {
         return jittered
     }
 
-    /// `Retry-After` as seconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3).
+    /// The longest wait a `Retry-After` is taken for: a day. A larger (or not finite) value from a
+    /// server or a proxy is read as a day, so no answer can stop delivery for good.
+    static let maxRetryAfter: TimeInterval = 86_400
+
+    /// `Retry-After` as seconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3), 0…a day.
     static func retryAfter(_ value: String?, now: Date) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = TimeInterval(value) { return max(0, seconds) }
+        if let seconds = TimeInterval(value) {
+            guard seconds.isFinite else { return maxRetryAfter }
+            return min(max(0, seconds), maxRetryAfter)
+        }
+        guard let date = httpDate(value) else { return nil }
+        return min(max(0, date.timeIntervalSince(now)), maxRetryAfter)
+    }
+
+    /// An IMF-fixdate (`Wed, 25 Nov 2026 03:37:37 GMT`, RFC 9110 §5.6.7), as in `Date` and `Retry-After`.
+    static func httpDate(_ value: String) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        return formatter.date(from: value.trimmingCharacters(in: .whitespaces))
     }
 }

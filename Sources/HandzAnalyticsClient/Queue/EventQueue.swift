@@ -45,6 +45,11 @@ final class EventQueue {
             self.database = database
             self.recovery = recovery
         }
+        // A rebuild that failed earlier left its damaged copy beside the file: finish it now.
+        for aside in Self.leftoverDamagedCopies(of: path) {
+            let recovered = try Self.importDamaged(aside, into: database)
+            recovery = ((recovery?.recovered ?? 0) + recovered.recovered, (recovery?.lost ?? 0) + recovered.lost)
+        }
     }
 
     static let schema = """
@@ -69,12 +74,37 @@ final class EventQueue {
         return database
     }
 
-    /// Moves a damaged file aside, copies out every row that can still be read, and starts a new
-    /// file with them. Rows that cannot be read are counted as `corrupt`, so the invariant holds.
+    /// Moves a damaged file aside and starts a new file with every row that can still be read
+    /// (``importDamaged(_:into:)``). The damaged copy is deleted only once its rows are committed to
+    /// the new file; if the rebuild fails, it stays beside the queue and the next start finishes
+    /// the job, so no event is lost without being counted.
     static func rebuild(_ path: String) throws -> (SQLiteDatabase, (recovered: Int, lost: Int)) {
-        let aside = path + ".damaged-\(Int(Date().timeIntervalSince1970))"
+        let aside = path + damagedSuffix + String(Int(Date().timeIntervalSince1970 * 1000))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix) }
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: aside + suffix) } }
+        let database = try open(path)
+        return (database, try importDamaged(aside, into: database))
+    }
+
+    static let damagedSuffix = ".damaged-"
+
+    /// Damaged copies a failed rebuild left beside `path`, oldest first.
+    static func leftoverDamagedCopies(of path: String) -> [String] {
+        let url = URL(fileURLWithPath: path)
+        let prefix = url.lastPathComponent + damagedSuffix
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
+        return names.filter { $0.hasPrefix(prefix) && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.sorted()
+            .map { url.deletingLastPathComponent().appendingPathComponent($0).path }
+    }
+
+    /// Tests only: called with the damaged copy's path inside the import's transaction, after the
+    /// rows are written; throwing there proves that a failed rebuild keeps the damaged copy.
+    nonisolated(unsafe) static var importFaultForTesting: (@Sendable (String) throws -> Void)?
+
+    /// Copies every readable row, counter and state entry of the damaged copy at `aside` into
+    /// `database` in one transaction, counting rows that cannot be read as `corrupt` (so
+    /// `tracked = delivered + dropped + queued` holds), then deletes the copy. Counters are added
+    /// to the new file's; state the new file already has wins.
+    static func importDamaged(_ aside: String, into database: SQLiteDatabase) throws -> (recovered: Int, lost: Int) {
         var counters: [String: Int64] = [:]
         var state: [(String, String)] = []
         var rows: [(String, Int64, Int64, [UInt8], String?)] = []
@@ -95,20 +125,21 @@ final class EventQueue {
                 }
             }
         }
-        let database = try open(path)
         let queuedBefore = (counters["tracked"] ?? 0) - counters.filter { $0.key != "tracked" }.values.reduce(0, +)
         let lost = max(0, Int(queuedBefore) - rows.count)
         try database.transaction {
-            for (name, value) in counters { try database.prepare("INSERT OR REPLACE INTO counters(name, value) VALUES (?1, ?2)").run([.text(name), .integer(value)]) }
-            for (key, value) in state { try database.prepare("INSERT OR REPLACE INTO state(key, value) VALUES (?1, ?2)").run([.text(key), .text(value)]) }
+            for (name, value) in counters where !name.isEmpty { try add(database, name, Int(value)) }
+            for (key, value) in state { try database.prepare("INSERT OR IGNORE INTO state(key, value) VALUES (?1, ?2)").run([.text(key), .text(value)]) }
             let insert = try database.prepare("INSERT INTO queue(name, time_ms, size, body, user_id) VALUES (?1, ?2, ?3, ?4, ?5)")
             for row in rows {
                 try insert.run([.text(row.0), .integer(row.1), .integer(row.2), .blob(row.3), row.4.map { .text($0) } ?? .null])
             }
             if counters["tracked"] == nil { try add(database, "tracked", rows.count) }
             if lost > 0 { try add(database, "dropped." + DropReason.corrupt.key, lost) }
+            try importFaultForTesting?(aside)
         }
-        return (database, (rows.count, lost))
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: aside + suffix) }
+        return (rows.count, lost)
     }
 
     static func add(_ database: SQLiteDatabase, _ counter: String, _ amount: Int) throws {

@@ -20,6 +20,14 @@ public enum PIIKind: String, Sendable, CaseIterable {
 /// - **IP address**: a dotted quad of numbers 0–255 (not part of a longer dotted run), or an IPv6
 ///   address (eight hex groups, or a `::` abbreviation).
 ///
+/// - **the same written with `_` or `/`**: the separators the `slug` and `route_id` formats allow
+///   stand for any separator above — `settings/555_123_4567` (phone), `card/4111_1111_1111_1111`
+///   (card), `ip/192_168_1_10` (IP), `u/john_doe@gmail_com` — and an address spelled out with
+///   `at` (and optionally `dot`) between separators counts as an email when it ends in a common
+///   top-level domain: `u/john_doe_at_gmail_com`. The TLD list keeps ordinary slugs such as
+///   `look_at_me_now` out. (Issue 21 §8; the other formats' separators — `.` in versions, `-` in
+///   UUIDs — were already separators.)
+///
 /// Deliberately not flagged: runs of up to 9 digits (counts, build numbers, dates), ISO-8601
 /// timestamps and versions. The validator does not scan a value that matched a format whose
 /// grammar rules every detector out (``StringFormat/canCarryPII``); for `uuid` that matters: about
@@ -34,14 +42,17 @@ public enum PIIValueScanner {
     }
 
     public static func scan(_ p: UnsafeRawPointer, _ n: Int) -> PIIKind? {
-        // Prefilter: every detector needs an '@', two colons, three dots, a '+', or 7+ digits.
+        // Prefilter: every detector needs an '@', two colons, three dots, a '+', or 7+ digits —
+        // or, read with `_` and `/` as separators, 10+ digits, 4+ digits in 3+ groups, an '@', or
+        // an `at` token.
         var at = false, plus = false
-        var colons = 0, dots = 0, digits = 0
+        var colons = 0, dots = 0, digits = 0, separators = 0
         for i in 0..<n {
             let b = ByteClass.at(p, i)
-            if ByteClass.isDigit(b) { digits += 1 } else if b == UInt8(ascii: "@") { at = true } else if b == UInt8(ascii: ":") { colons += 1 } else if b == UInt8(ascii: ".") { dots += 1 } else if b == UInt8(ascii: "+") { plus = true }
+            if ByteClass.isDigit(b) { digits += 1 } else if b == UInt8(ascii: "_") || b == UInt8(ascii: "/") { separators += 1 } else if b == UInt8(ascii: "@") { at = true } else if b == UInt8(ascii: ":") { colons += 1 } else if b == UInt8(ascii: ".") { dots += 1 } else if b == UInt8(ascii: "+") { plus = true }
         }
-        if !(at || plus || colons >= 2 || dots >= 3 || digits >= 7) { return nil }
+        let separated = separators > 0 && (digits >= 10 || at || (separators + dots >= 3 && (digits >= 4 || hasAtToken(p, n))))
+        if !(at || plus || colons >= 2 || dots >= 3 || digits >= 7 || separated) { return nil }
         if at, hasEmail(p, n) { return .emailAddress }
         if digits >= 10 {
             if let kind = digitRun(p, n) { return kind }
@@ -53,7 +64,73 @@ public enum PIIValueScanner {
         }
         if dots >= 3, hasIPv4(p, n) { return .ipAddress }
         if colons >= 2, hasIPv6(p, n) { return .ipAddress }
-        return nil
+        return separated ? scanWithFormatSeparators(p, n, digits: digits) : nil
+    }
+
+    /// Whether `at` stands alone between separators (`_`, `/`, `.`), as in `john_at_gmail_com`.
+    static func hasAtToken(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
+        func isSeparator(_ i: Int) -> Bool {
+            let b = at(p, n, i)
+            return b == UInt8(ascii: "_") || b == UInt8(ascii: "/") || b == UInt8(ascii: ".")
+        }
+        guard n >= 4 else { return false }
+        for i in 1..<(n - 2) where (ByteClass.at(p, i) | 0x20) == UInt8(ascii: "a") && (ByteClass.at(p, i + 1) | 0x20) == UInt8(ascii: "t") {
+            if isSeparator(i - 1) && isSeparator(i + 2) { return true }
+        }
+        return false
+    }
+
+    /// The detectors again with `_` and `/` read as separators: once as `-` (phone and card
+    /// shapes) and once as `.` (IPv4, and email addresses with `@` or a spelled-out `at`).
+    static func scanWithFormatSeparators(_ p: UnsafeRawPointer, _ n: Int, digits: Int) -> PIIKind? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(n, 1)) { copy in
+            /// A copy with each `_` or `/` replaced by `between` when digits stand on both sides,
+            /// by `elsewhere` otherwise (so `ip/192_168_1_10` reads `ip 192.168.1.10`, and the
+            /// dotted quad is not taken for part of a longer dotted run).
+            func normalized(between: UInt8, elsewhere: UInt8) -> UnsafeRawPointer {
+                for i in 0..<n {
+                    let b = ByteClass.at(p, i)
+                    if b == UInt8(ascii: "_") || b == UInt8(ascii: "/") {
+                        copy[i] = ByteClass.isDigit(at(p, n, i - 1)) && ByteClass.isDigit(at(p, n, i + 1)) ? between : elsewhere
+                    } else {
+                        copy[i] = b
+                    }
+                }
+                return UnsafeRawPointer(copy.baseAddress!)
+            }
+            if digits >= 10 {
+                let q = normalized(between: UInt8(ascii: "-"), elsewhere: UInt8(ascii: " "))
+                if hasCardGroups(q, n) { return .cardNumber }
+                if hasNorthAmericanPhone(q, n) { return .phoneNumber }
+            }
+            if digits >= 4, hasIPv4(normalized(between: UInt8(ascii: "."), elsewhere: UInt8(ascii: " ")), n) { return .ipAddress }
+            let q = normalized(between: UInt8(ascii: "."), elsewhere: UInt8(ascii: "."))
+            if hasEmail(q, n) || hasSpelledOutEmail(q, n) { return .emailAddress }
+            return nil
+        }
+    }
+
+    /// Top-level domains common enough that `name.at.domain.<tld>` is read as an address.
+    static let commonTopLevelDomains: Set<String> = [
+        "com", "net", "org", "edu", "gov", "mil", "io", "co", "me", "us", "uk", "ca", "au", "de", "fr", "es", "it",
+        "nl", "se", "no", "dk", "fi", "pl", "br", "mx", "ar", "jp", "cn", "in", "ru", "ch", "be", "ie", "nz", "za",
+        "info", "biz",
+    ]
+
+    /// `local.at.domain[.dot].tld` in dot-separated tokens: a token `at` with at least one token
+    /// before it and at least two domain labels after it (ignoring `dot` tokens), the last a
+    /// common top-level domain.
+    static func hasSpelledOutEmail(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
+        let tokens = UnsafeRawBufferPointer(start: p, count: n).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: true)
+            .map { String(decoding: $0, as: UTF8.self).lowercased() }
+        guard tokens.count >= 4 else { return false }
+        for index in 1..<(tokens.count - 2) where tokens[index] == "at" {
+            let labels = tokens[(index + 1)...].filter { $0 != "dot" }
+            guard labels.count >= 2, let last = labels.last, commonTopLevelDomains.contains(last),
+                  labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { isLetter($0) || ByteClass.isDigit($0) || $0 == UInt8(ascii: "-") } }) else { continue }
+            return true
+        }
+        return false
     }
 
     @inline(__always) static func at(_ p: UnsafeRawPointer, _ n: Int, _ i: Int) -> UInt8 {

@@ -21,10 +21,15 @@ public struct KPIBucket: Sendable, Equatable {
 public struct KPIReport: Sendable, Equatable {
     public var query: KPIQuery
     public var rows: KPIRows
+    /// Cohort measures with a window (``KPISQLBuilder/reportsLeftOut(_:)``): members of the cohort
+    /// whose window ends after the data ends, counted in neither numerator nor denominator. Nil
+    /// for the other measures.
+    public var leftOut: Int64?
 
-    public init(query: KPIQuery, rows: KPIRows) {
+    public init(query: KPIQuery, rows: KPIRows, leftOut: Int64? = nil) {
         self.query = query
         self.rows = rows
+        self.leftOut = leftOut
     }
 
     /// Ratio measures: numerator / denominator / divisor. Distributions: the mean value.

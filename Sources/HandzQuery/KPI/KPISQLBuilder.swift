@@ -38,8 +38,16 @@ public struct KPISQLBuilder {
             ctes += cohortCTEs(f, t)
             let lower = kpi.measure == .cohortReturn ? "a.t >= a.t0 + \(86_400_000 * (kpi.day ?? 0))" : "a.t >= a.t0"
             let upper = kpi.measure == .cohortReturn ? "a.t < a.t0 + \(86_400_000 * ((kpi.day ?? 0) + 1))" : "a.t <= a.t0 + \(window)"
-            ctes.append("hit AS (SELECT a.actor AS actor FROM ca a WHERE a.is_target = 1 AND \(Self.inCohort(f, t)) AND \(lower) AND \(upper) GROUP BY a.actor)")
-            body = ratio("SELECT COUNT(*) AS numerator FROM hit", "SELECT COUNT(*) AS denominator FROM co")
+            // A member counts only once its whole window lies within the data (issue 21 §7):
+            // `de` is the data's end, the latest event the measure reads (app_open included).
+            let windowEnd = kpi.measure == .cohortReturn ? String(86_400_000 * ((kpi.day ?? 0) + 1)) : window
+            let complete = "a.t0 + \(windowEnd) <= de.tend"
+            ctes.append("de AS (SELECT MAX(t) AS tend FROM ca)")
+            ctes.append("cw AS (SELECT a.actor AS actor, MAX(CASE WHEN \(complete) THEN 1 ELSE 0 END) AS done FROM ca a CROSS JOIN de WHERE \(Self.inCohort(f, t)) GROUP BY a.actor)")
+            ctes.append("hit AS (SELECT a.actor AS actor FROM ca a CROSS JOIN de WHERE a.is_target = 1 AND \(Self.inCohort(f, t)) AND \(complete) AND \(lower) AND \(upper) GROUP BY a.actor)")
+            body = "SELECT nu.numerator AS numerator, de2.denominator AS denominator, de2.left_out AS left_out "
+                + "FROM (SELECT COUNT(*) AS numerator FROM hit) nu CROSS JOIN "
+                + "(SELECT COALESCE(SUM(done), 0) AS denominator, COALESCE(SUM(1 - done), 0) AS left_out FROM cw) de2"
         case .cohortMedianTime:
             ctes += cohortCTEs(f, t)
             ctes.append("ft AS (SELECT a.actor AS actor, \(dialect.castInteger("MIN(a.t) - a.t0")) AS d FROM ca a WHERE a.is_target = 1 AND \(Self.inCohort(f, t)) AND a.t >= a.t0 GROUP BY a.actor, a.t0)")
@@ -94,6 +102,12 @@ public struct KPISQLBuilder {
     /// One row from two single-row counts.
     func ratio(_ numerator: String, _ denominator: String) -> String {
         "SELECT nu.numerator AS numerator, de.denominator AS denominator FROM (\(numerator)) nu CROSS JOIN (\(denominator)) de"
+    }
+
+    /// Whether the measure's SQL returns a third column, `left_out`: cohort members whose window
+    /// ends after the data ends, left out of numerator and denominator (they could still convert).
+    public static func reportsLeftOut(_ measure: KPIMeasure) -> Bool {
+        measure == .cohortConversion || measure == .cohortReturn
     }
 
     /// `ca`: every row with its actor's install time `t0` (first app_open, over all data), a
