@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "HandzSQLite", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))]),
         // Gzip with hard limits, shared by server and client.
         .target(name: "HandzCompression", dependencies: ["CZlib"]),
-        // The HZ1-HMAC-SHA256 request signature and the keys file, shared by server and client.
+        // The HZ2-HMAC-SHA256 request signature (HZ1 for older app builds) and the keys file, shared by server and client.
         .target(
             name: "HandzSigning",
             dependencies: [.product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux]))]

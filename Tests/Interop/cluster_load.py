@@ -12,6 +12,11 @@ Afterwards, in PostgreSQL: every event the nodes acknowledged is stored, exactly
 is stored that was not in the file; and the stored count equals the file's distinct event_ids
 (every batch was eventually acknowledged). Exit 1 on any difference.
 
+With `--overlap ROUNDS`, instead: each round takes one batch of events under fresh event_ids and
+sends it to the first node in order and, at the same moment, to the second node in reverse order
+(issue 21 §13). Both must answer 200 on the first attempt — no 503 from a deadlock between the
+two nodes' transactions — and between them store every event exactly once.
+
 Never prints event values: counts, statuses and node numbers only.
 """
 import argparse
@@ -25,6 +30,7 @@ import sys
 import threading
 import time
 import urllib.parse
+import uuid
 
 
 def sign(secret_hex, body):
@@ -100,6 +106,8 @@ def main():
     parser.add_argument("--retry-every", type=int, default=5, help="send every Nth batch a second time, to another node")
     parser.add_argument("--midway", help="shell command run once half of the batches are acknowledged")
     parser.add_argument("--timeout", type=float, default=20)
+    parser.add_argument("--overlap", type=int, metavar="ROUNDS",
+                        help="send each of ROUNDS fresh batches to two nodes at once in opposite orders; expect 200 from both")
     parser.add_argument("--probe", type=int, metavar="STATUS",
                         help="send the first batch once to every node, expect this status from each, and stop (no store check)")
     args = parser.parse_args()
@@ -116,6 +124,9 @@ def main():
         statuses = [sender.post(index, body)[0] for index in range(len(nodes))]
         print(f"probe with key {key['id'][:8]}…: statuses {statuses}, expected {args.probe} from every node")
         return 0 if all(status == args.probe for status in statuses) else 1
+
+    if args.overlap:
+        return overlap(sender, batches, args.overlap, args.postgres)
 
     next_batch = [0]
     done = [0]
@@ -181,6 +192,50 @@ def main():
         print("FAIL: " + "; ".join(failures))
         return 1
     print(f"exactly once: {len(stored)} stored, {len(sender.acknowledged)} acknowledged, no duplicates, nothing lost")
+    return 0
+
+
+def overlap(sender, batches, rounds, dsn):
+    """Each round: one batch under fresh event_ids (synthetic uuid4s), to node 0 in order and to
+    node 1 reversed, at the same moment. Exit 1 unless every answer is a 200 and the store holds
+    each fresh id exactly once."""
+    import psycopg
+    failures = []
+    fresh_ids = set()
+    for round_index in range(rounds):
+        events = [dict(event, event_id=str(uuid.uuid4())) for event in batches[round_index % len(batches)]]
+        fresh_ids.update(event["event_id"] for event in events)
+        bodies = [gzip.compress(json.dumps({"events": order}, separators=(",", ":")).encode(), 1)
+                  for order in (events, list(reversed(events)))]
+        answers = [None, None]
+        start = threading.Barrier(2)
+
+        def send(node):
+            start.wait(timeout=30)
+            answers[node] = sender.post(node, bodies[node])
+
+        threads = [threading.Thread(target=send, args=(node,)) for node in (0, 1)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        statuses = [answer[0] if answer else None for answer in answers]
+        if statuses != [200, 200]:
+            failures.append(f"round {round_index}: statuses {statuses}")
+            continue
+        accepted = sum(answer[1]["accepted"] for answer in answers)
+        if accepted != len(events):
+            failures.append(f"round {round_index}: {accepted} accepted of {len(events)}")
+    with psycopg.connect(dsn) as connection:
+        stored = connection.execute("SELECT COUNT(*), COUNT(DISTINCT event_id) FROM events WHERE event_id = ANY(%s)",
+                                    (list(fresh_ids),)).fetchone()
+    if stored != (len(fresh_ids), len(fresh_ids)):
+        failures.append(f"stored {stored[0]} rows ({stored[1]} distinct) of {len(fresh_ids)} fresh events")
+    if failures:
+        print("FAIL: " + "; ".join(failures[:5]))
+        return 1
+    print(f"overlap: {rounds} batches sent to two nodes at once in opposite orders: every answer 200, "
+          f"{len(fresh_ids)} events stored exactly once")
     return 0
 
 
