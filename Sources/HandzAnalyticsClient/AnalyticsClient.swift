@@ -431,7 +431,7 @@ public final class AnalyticsClient: @unchecked Sendable {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let target = RequestSignature.Target(method: "POST", path: components?.percentEncodedPath ?? "/v1/batch",
                                              query: components?.percentEncodedQuery ?? "")
-        let signedAt = Int64((clock().timeIntervalSince1970 + clockOffset).rounded(.down))
+        let signedAt = Self.signingTime(clock().timeIntervalSince1970 + clockOffset)
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.httpBody = Data(compressed)
@@ -536,7 +536,8 @@ public final class AnalyticsClient: @unchecked Sendable {
         guard let receipt = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
               let accepted = receipt["accepted"] as? Int, let duplicates = receipt["duplicates"] as? Int,
               let rejected = receipt["rejected"] as? [[String: Any]],
-              accepted >= 0, duplicates >= 0, accepted + duplicates + rejected.count == rows.count else { return nil }
+              (0...rows.count).contains(accepted), (0...rows.count).contains(duplicates),
+              accepted + duplicates + rejected.count == rows.count else { return nil }
         var result: [(Int64, String)] = []
         var seen = Set<Int>()
         for entry in rejected {
@@ -548,11 +549,19 @@ public final class AnalyticsClient: @unchecked Sendable {
     }
 
     /// The server's time from a `clock_skew` answer: the body's `server_time` (unix seconds), else
-    /// the `Date` header.
+    /// the `Date` header — either only when it is a plausible time (2000–2100): an answer from
+    /// something else than the endpoint must not be able to push the signing clock anywhere.
     static func serverTime(_ answer: HTTPAnswer) -> TimeInterval? {
+        let plausible = 946_684_800.0...4_102_444_800.0
         let error = (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["error"] as? [String: Any]
-        if let seconds = (error?["server_time"] as? NSNumber)?.doubleValue, seconds.isFinite, seconds > 0 { return seconds }
-        return answer.headers["date"].flatMap(Backoff.httpDate)?.timeIntervalSince1970
+        if let seconds = (error?["server_time"] as? NSNumber)?.doubleValue, plausible.contains(seconds) { return seconds }
+        return answer.headers["date"].flatMap(Backoff.httpDate)?.timeIntervalSince1970.within(plausible)
+    }
+
+    /// Whole unix seconds to sign with; never traps, whatever the clock and offset say.
+    static func signingTime(_ seconds: TimeInterval) -> Int64 {
+        guard seconds.isFinite else { return 0 }
+        return Int64(min(max(seconds, 0), 4_102_444_800).rounded(.down))
     }
 
     static func errorCode(_ body: Data) -> String? {
@@ -567,4 +576,9 @@ final class Locked<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
     func get() -> Value { lock.withLock { value } }
     func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}
+
+extension Comparable {
+    /// Nil when outside `range`, the value otherwise.
+    func within(_ range: ClosedRange<Self>) -> Self? { range.contains(self) ? self : nil }
 }

@@ -16,14 +16,13 @@ struct BatchProcessor {
 
         init(_ catalog: CompiledCatalog) {
             func id(_ name: String) -> Int { catalog.propertyID(named: name) ?? -1 }
-            let uuidNames = Set(catalog.catalog.properties.values.filter { $0.format == .uuid }.map(\.name))
             eventID = id("event_id")
             eventTime = id("event_time_utc")
             installID = id("install_id")
             columns = EventRows.Field.allCases.compactMap { field in
-                field == .properties ? nil : (field, id(field.column), uuidNames.contains(field.column))
+                field == .properties ? nil : (field, id(field.column), catalog.catalog.properties[field.column]?.format == .uuid)
             }
-            uuidProperties = uuidNames.compactMap { catalog.propertyID(named: $0) }.sorted()
+            uuidProperties = catalog.uuidPropertyIDs
         }
     }
 
@@ -76,7 +75,11 @@ struct BatchProcessor {
                 let start = Int(span.start) - properties.lowerBound
                 rows.lowercaseInLastField(start..<(start + Int(span.length)))
             }
-            let install = validator.withString(ids.installID, in: event) { String(decoding: $0!, as: UTF8.self).lowercased() }
+            // Keyed as stored (lower case); the client sends lower case, so usually no second copy.
+            let install = validator.withString(ids.installID, in: event) { bytes -> String in
+                let text = String(decoding: bytes!, as: UTF8.self)
+                return bytes!.contains(where: { $0 >= 0x41 && $0 <= 0x46 }) ? text.lowercased() : text
+            }
             eventsPerInstall[install, default: 0] += 1
         }
     }

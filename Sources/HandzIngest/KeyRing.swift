@@ -16,6 +16,8 @@ public final class KeyRing: Sendable {
         var file: KeysFile
         var modified: Date?
         var checked: Date
+        /// The modification date of the last file that failed to load (logged once).
+        var failedModified: Date?
     }
     private let state: Locked<State>
 
@@ -37,12 +39,17 @@ public final class KeyRing: Sendable {
                 state.checked = now
                 let modified = Self.modificationDate(path)
                 if modified != state.modified {
+                    // A failed load is tried again every second (a half-written file may be
+                    // completed within the same mtime), and logged once per change of the file.
                     do {
                         state.file = try KeysFile.load(path: path)
+                        state.modified = modified
                     } catch {
-                        logger.warning("keys file not reloaded; the keys in force stay", metadata: ["reason": "\(error)"])
+                        if state.failedModified != modified {
+                            logger.warning("keys file not reloaded; the keys in force stay", metadata: ["reason": "\(error)"])
+                            state.failedModified = modified
+                        }
                     }
-                    state.modified = modified
                 }
             }
             return state.file.key(id: id)

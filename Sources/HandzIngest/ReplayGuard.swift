@@ -7,8 +7,9 @@ import HandzSigning
 /// request; a second request with the same signature is a replay. An entry is kept until its
 /// timestamp leaves the window (`ts + RequestSignature.maxClockSkewSeconds`): after that the
 /// freshness check refuses the request anyway. The memory is per node: with several nodes a
-/// captured admin request could still be replayed once on another node within the window — it can
-/// only repeat the same action, which for every admin route is idempotent or harmless.
+/// captured admin request could still be replayed once on each other node within the window — it
+/// can only repeat the same action (a deletion or reload again, or the same maintenance window on a
+/// node that had not received it); the README says to keep admin requests behind TLS.
 final class ReplayGuard: Sendable {
     /// More live entries than this refuses new admin requests until some expire (fail closed).
     static let capacity = 100_000

@@ -115,7 +115,7 @@ actor GroupWriter {
                                 \(platforms)::text[], \(osVersions)::text[], \(models)::text[], \(locales)::text[], \(zones)::text[],
                                 \(networks)::text[], \(keys)::text[], \(catalogs)::text[], \(properties)::text[])
                          AS x(e, n, t, r, i, s, u, us, av, bn, pl, os, dm, lo, tz, ns, k, cv, p)
-                    ORDER BY e
+                    ORDER BY e COLLATE "C"
                     ON CONFLICT (event_id) DO NOTHING
                     RETURNING event_id
                     """, logger: logger)

@@ -62,7 +62,15 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
         } catch {
             outcome = .failure(error)
         }
-        _ = try await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.lockKey))", logger: logger)
+        do {
+            _ = try await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.lockKey))", logger: logger)
+        } catch {
+            // The unlock itself failed (the connection is broken or stuck in a failed transaction):
+            // closing the connection ends the session and with it the lock.
+            try? await connection.close()
+            try outcome.get()
+            throw error
+        }
         try outcome.get()
     }
 

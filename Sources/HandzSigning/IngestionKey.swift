@@ -76,15 +76,19 @@ public struct KeysFile: Codable, Sendable, Equatable {
             case .unreadable(let path): "cannot read the keys file \(path)"
             case .invalid(let path): "the keys file \(path) is not valid"
             case .invalidKey(let path, let keyID):
-                "the keys file \(path) has a key whose id or secret is not valid (key \(IngestionKey.isValidID(keyID) ? keyID : "with an invalid id")): a secret is exactly \(IngestionKey.secretHexLength) hex digits; create keys with `handz-analytics keys create`"
+                // The id's first 12 characters only: should id and secret have been swapped by hand,
+                // a whole secret must not reach a log.
+                "the keys file \(path) has a key whose id or secret is not valid (key \(IngestionKey.isValidID(keyID) ? keyID.prefix(12) + "…" : "with an invalid id")): a secret is exactly \(IngestionKey.secretHexLength) hex digits; fix or remove that entry (handz-analytics keys list shows it), or create keys with handz-analytics keys create"
             }
         }
     }
 
     /// Reads and checks the keys file: every key must have a valid id and a secret of exactly
     /// ``IngestionKey/secretHexLength`` hex digits. A hand-edited placeholder (`"secret": "CHANGE_ME"`)
-    /// refuses the whole file rather than becoming a key with an empty secret.
-    public static func load(path: String) throws -> KeysFile {
+    /// refuses the whole file rather than becoming a key with an empty secret. `checked: false` is
+    /// for the `keys` commands only, so a key can still be listed and revoked in a file that a bad
+    /// entry keeps the server from loading.
+    public static func load(path: String, checked: Bool = true) throws -> KeysFile {
         guard let data = FileManager.default.contents(atPath: path) else { throw Failure.unreadable(path) }
         let file: KeysFile
         do {
@@ -92,7 +96,7 @@ public struct KeysFile: Codable, Sendable, Equatable {
         } catch {
             throw Failure.invalid(path)
         }
-        if let bad = file.keys.first(where: { !IngestionKey.isValidID($0.id) || !$0.hasValidSecret }) {
+        if checked, let bad = file.keys.first(where: { !IngestionKey.isValidID($0.id) || !$0.hasValidSecret }) {
             throw Failure.invalidKey(path: path, keyID: bad.id)
         }
         return file

@@ -70,9 +70,8 @@ public struct EventRows: Sendable {
     /// form of a UUID (RFC 9562 §4 output is lower-case). The store keeps every UUID so, whatever
     /// case the client sent, so deletion and joins match by one exact form (README "Stored events").
     public mutating func appendLowercasedField(_ value: UnsafeRawBufferPointer) {
-        spans.append(Int32(bytes.count))
-        spans.append(Int32(value.count))
-        for byte in value { bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+        appendField(value)
+        lowercaseInLastField(0..<value.count)
     }
 
     /// Lower-cases ASCII letters in `range` of the current row's last field (a UUID value inside

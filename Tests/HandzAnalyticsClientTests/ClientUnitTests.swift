@@ -115,15 +115,14 @@ import Testing
         #expect(diagnostics.queuedEvents == 0 && diagnostics.isBalanced)
     }
 
-    @Test("a damaged queue file is rebuilt: readable events recovered, the rest counted as corrupt")
-    func corruptionRecovery() throws {
-        let directory = try temporaryDirectory("handz-client-unit")
-        defer { try? FileManager.default.removeItem(at: directory) }
+    /// Queues `events` events offline, checkpoints them into the main file and overwrites a page
+    /// in its middle; returns the queue's path.
+    @discardableResult
+    func queueDamagedMidway(_ directory: URL, events: Int) throws -> String {
         let client = try offlineClient(directory)
-        for index in 0..<400 { client.track(BuilderNodeAdded(nodeType: .move, via: .search, totalNodesAfter: index + 1)) }
-        #expect(client.diagnostics().queuedEvents == 400)
+        for index in 0..<events { client.track(BuilderNodeAdded(nodeType: .move, via: .search, totalNodesAfter: index + 1)) }
+        #expect(client.diagnostics().queuedEvents == events)
         client.shutdown()
-        // Checkpoint into the main file, then damage a page in the middle of it.
         let path = directory.appendingPathComponent("queue.sqlite").path
         let database = try HandzSQLiteShim.open(path)
         try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -132,6 +131,14 @@ import Testing
         handle.seek(toFileOffset: UInt64(size / 2 / 4096 * 4096))
         handle.write(Data(repeating: 0xA5, count: 4096))
         try handle.close()
+        return path
+    }
+
+    @Test("a damaged queue file is rebuilt: readable events recovered, the rest counted as corrupt")
+    func corruptionRecovery() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try queueDamagedMidway(directory, events: 400)
         let reopened = try offlineClient(directory)
         let diagnostics = reopened.diagnostics()
         reopened.shutdown()
@@ -147,25 +154,14 @@ import Testing
     func failedRebuildLosesNothing() throws {
         let directory = try temporaryDirectory("handz-client-rebuild")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let client = try offlineClient(directory)
-        for index in 0..<400 { client.track(BuilderNodeAdded(nodeType: .move, via: .search, totalNodesAfter: index + 1)) }
-        #expect(client.diagnostics().queuedEvents == 400)
-        client.shutdown()
-        let path = directory.appendingPathComponent("queue.sqlite").path
-        let database = try HandzSQLiteShim.open(path)
-        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as! NSNumber).intValue
-        let handle = FileHandle(forUpdatingAtPath: path)!
-        handle.seek(toFileOffset: UInt64(size / 2 / 4096 * 4096))
-        handle.write(Data(repeating: 0xA5, count: 4096))
-        try handle.close()
+        let path = try queueDamagedMidway(directory, events: 400)
         // The rebuild fails at its commit (as on a full disk): the client cannot start this time.
         let prefix = directory.resolvingSymlinksInPath().path
-        EventQueue.importFaultForTesting = { aside in
+        EventQueue.importFaultForTesting.set { aside in
             if URL(fileURLWithPath: aside).resolvingSymlinksInPath().path.hasPrefix(prefix) { throw SQLiteError(code: 13, message: "injected: database or disk is full") }
         }
         #expect(throws: (any Error).self) { _ = try offlineClient(directory) }
-        EventQueue.importFaultForTesting = nil
+        EventQueue.importFaultForTesting.set(nil)
         #expect(EventQueue.leftoverDamagedCopies(of: path).count == 1)
         // The next start finishes the rebuild from the damaged copy it kept.
         let reopened = try offlineClient(directory)

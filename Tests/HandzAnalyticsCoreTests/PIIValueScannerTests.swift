@@ -83,6 +83,9 @@ import Testing
         ("ip/192_168_1_10", .ipAddress), ("ip/192/168/1/10", .ipAddress), ("host_10_0_0_1", .ipAddress),
         ("u/john_doe_at_gmail_com", .emailAddress), ("u/john/doe/at/gmail/com", .emailAddress),
         ("john_doe_at_mail_example_co_uk", .emailAddress), ("jane_at_gmail_dot_com", .emailAddress),
+        ("u/john_doe@gmail_com", .emailAddress), ("+44_20_7946_0958", .phoneNumber),
+        // Deliberately: four numbers 0–255 between separators read as an IP address, whatever they mean.
+        ("drill_10_20_30_40", .ipAddress), ("grid/1/2/3/4", .ipAddress),
     ])
     func formatSeparators(value: String, kind: PIIKind) {
         #expect(PIIValueScanner.scan(value) == kind, "\(value)")

@@ -53,7 +53,7 @@ extension SQLCommand {
     struct KPISQL: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "kpi",
-            abstract: "One KPI run as SQL: (numerator, denominator), (median_ms, actors) or (bucket, flows) rows."
+            abstract: "One KPI run as SQL: (numerator, denominator[, left_out]), (median_ms, actors) or (bucket, flows) rows."
         )
 
         @OptionGroup var catalogOptions: CatalogOptions

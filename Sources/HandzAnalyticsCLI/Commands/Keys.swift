@@ -13,8 +13,9 @@ struct Keys: ParsableCommand {
         @Option(name: .customLong("keys"), help: "Keys file.")
         var path = "handz-keys.json"
 
+        /// Unchecked: the commands must work on a file whose bad entry stops `serve` (list shows it).
         func load() throws -> KeysFile {
-            FileManager.default.fileExists(atPath: path) ? try KeysFile.load(path: path) : KeysFile()
+            FileManager.default.fileExists(atPath: path) ? try KeysFile.load(path: path, checked: false) : KeysFile()
         }
     }
 
@@ -66,7 +67,9 @@ struct Keys: ParsableCommand {
 
         func run() throws {
             for key in try file.load().keys {
-                print("\(key.id)\t\(key.status.rawValue)\t\(key.scopes.map(\.rawValue).joined(separator: ","))\tcreated \(key.createdAt)")
+                let problem = IngestionKey.isValidID(key.id) && key.hasValidSecret ? "" : "\tINVALID id or secret: serve refuses this file; fix or remove this entry"
+                let id = IngestionKey.isValidID(key.id) ? key.id : "(invalid id)"
+                print("\(id)\t\(key.status.rawValue)\t\(key.scopes.map(\.rawValue).joined(separator: ","))\tcreated \(key.createdAt)\(problem)")
             }
         }
     }

@@ -45,8 +45,13 @@ final class EventQueue {
             self.database = database
             self.recovery = recovery
         }
-        // A rebuild that failed earlier left its damaged copy beside the file: finish it now.
+        // A rebuild that failed earlier left its damaged copy beside the file: finish it now. A copy
+        // already imported (the app stopped before it was deleted) is only deleted.
         for aside in Self.leftoverDamagedCopies(of: path) {
+            if try state(Self.importedMarker(aside)) != nil {
+                Self.removeCopy(aside)
+                continue
+            }
             let recovered = try Self.importDamaged(aside, into: database)
             recovery = ((recovery?.recovered ?? 0) + recovered.recovered, (recovery?.lost ?? 0) + recovered.lost)
         }
@@ -98,7 +103,17 @@ final class EventQueue {
 
     /// Tests only: called with the damaged copy's path inside the import's transaction, after the
     /// rows are written; throwing there proves that a failed rebuild keeps the damaged copy.
-    nonisolated(unsafe) static var importFaultForTesting: (@Sendable (String) throws -> Void)?
+    static let importFaultForTesting = Locked<(@Sendable (String) throws -> Void)?>(nil)
+
+    /// The `state` entry recording, in the import's own transaction, that a damaged copy was
+    /// imported — so a copy whose deletion did not happen is never imported twice.
+    static func importedMarker(_ aside: String) -> String {
+        "imported:" + URL(fileURLWithPath: aside).lastPathComponent
+    }
+
+    static func removeCopy(_ aside: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: aside + suffix) }
+    }
 
     /// Copies every readable row, counter and state entry of the damaged copy at `aside` into
     /// `database` in one transaction, counting rows that cannot be read as `corrupt` (so
@@ -136,9 +151,10 @@ final class EventQueue {
             }
             if counters["tracked"] == nil { try add(database, "tracked", rows.count) }
             if lost > 0 { try add(database, "dropped." + DropReason.corrupt.key, lost) }
-            try importFaultForTesting?(aside)
+            try database.prepare("INSERT OR REPLACE INTO state(key, value) VALUES (?1, '1')").run([.text(importedMarker(aside))])
+            try importFaultForTesting.get()?(aside)
         }
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: aside + suffix) }
+        removeCopy(aside)
         return (rows.count, lost)
     }
 

@@ -103,32 +103,68 @@ public enum PIIValueScanner {
                 if hasCardGroups(q, n) { return .cardNumber }
                 if hasNorthAmericanPhone(q, n) { return .phoneNumber }
             }
+            if digits >= 7, hasInternationalPhone(normalized(between: UInt8(ascii: "-"), elsewhere: UInt8(ascii: " ")), n) { return .phoneNumber }
             if digits >= 4, hasIPv4(normalized(between: UInt8(ascii: "."), elsewhere: UInt8(ascii: " ")), n) { return .ipAddress }
-            let q = normalized(between: UInt8(ascii: "."), elsewhere: UInt8(ascii: "."))
-            if hasEmail(q, n) || hasSpelledOutEmail(q, n) { return .emailAddress }
+            let email = UnsafeRawBufferPointer(start: p, count: n).contains(UInt8(ascii: "@")) || hasAtToken(p, n)
+            if email {
+                let q = normalized(between: UInt8(ascii: "."), elsewhere: UInt8(ascii: "."))
+                if hasEmail(q, n) || hasSpelledOutEmail(q, n) { return .emailAddress }
+            }
             return nil
         }
     }
 
     /// Top-level domains common enough that `name.at.domain.<tld>` is read as an address.
-    static let commonTopLevelDomains: Set<String> = [
+    static let commonTopLevelDomains: [[UInt8]] = [
         "com", "net", "org", "edu", "gov", "mil", "io", "co", "me", "us", "uk", "ca", "au", "de", "fr", "es", "it",
         "nl", "se", "no", "dk", "fi", "pl", "br", "mx", "ar", "jp", "cn", "in", "ru", "ch", "be", "ie", "nz", "za",
         "info", "biz",
-    ]
+    ].map { Array($0.utf8) }
 
-    /// `local.at.domain[.dot].tld` in dot-separated tokens: a token `at` with at least one token
-    /// before it and at least two domain labels after it (ignoring `dot` tokens), the last a
-    /// common top-level domain.
+    static let atWord: [UInt8] = Array("at".utf8)
+    static let dotWord: [UInt8] = Array("dot".utf8)
+
+    /// `local.at.domain[.dot].tld` in `.`-separated tokens: a token `at` with at least one token
+    /// before it and at least two domain labels after it (ignoring `dot` tokens), all letters,
+    /// digits or `-`, the last a common top-level domain. Walks the bytes in place.
     static func hasSpelledOutEmail(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
-        let tokens = UnsafeRawBufferPointer(start: p, count: n).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: true)
-            .map { String(decoding: $0, as: UTF8.self).lowercased() }
-        guard tokens.count >= 4 else { return false }
-        for index in 1..<(tokens.count - 2) where tokens[index] == "at" {
-            let labels = tokens[(index + 1)...].filter { $0 != "dot" }
-            guard labels.count >= 2, let last = labels.last, commonTopLevelDomains.contains(last),
-                  labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { isLetter($0) || ByteClass.isDigit($0) || $0 == UInt8(ascii: "-") } }) else { continue }
+        func lower(_ i: Int) -> UInt8 { ByteClass.at(p, i) | (ByteClass.isUpper(ByteClass.at(p, i)) ? 0x20 : 0) }
+        func token(_ start: Int, _ end: Int, is word: [UInt8]) -> Bool {
+            guard end - start == word.count else { return false }
+            for k in 0..<word.count where lower(start + k) != word[k] { return false }
             return true
+        }
+        var start = 0
+        var tokensBefore = 0
+        while start < n {
+            var end = start
+            while end < n, ByteClass.at(p, end) != UInt8(ascii: ".") { end += 1 }
+            if end > start {
+                if tokensBefore > 0, token(start, end, is: atWord) {
+                    // The domain labels after `at`.
+                    var labels = 0
+                    var lastStart = 0, lastEnd = 0
+                    var valid = true
+                    var cursor = end + 1
+                    while cursor < n && valid {
+                        var labelEnd = cursor
+                        while labelEnd < n, ByteClass.at(p, labelEnd) != UInt8(ascii: ".") {
+                            let b = ByteClass.at(p, labelEnd)
+                            if !(isLetter(b) || ByteClass.isDigit(b) || b == UInt8(ascii: "-")) { valid = false }
+                            labelEnd += 1
+                        }
+                        if labelEnd > cursor, !token(cursor, labelEnd, is: dotWord) {
+                            labels += 1
+                            lastStart = cursor
+                            lastEnd = labelEnd
+                        }
+                        cursor = labelEnd + 1
+                    }
+                    if valid, labels >= 2, commonTopLevelDomains.contains(where: { token(lastStart, lastEnd, is: $0) }) { return true }
+                }
+                tokensBefore += 1
+            }
+            start = end + 1
         }
         return false
     }

@@ -25,6 +25,9 @@ public final class CompiledCatalog: Sendable {
     static let firstEnumNamespace = 3
 
     public var propertyCount: Int { propertyNames.count }
+    /// Ids of the properties whose format is `uuid`, ascending: the values the store keeps in
+    /// canonical lower case (README "Stored events").
+    public let uuidPropertyIDs: [Int]
 
     public init(_ catalog: Catalog) {
         self.catalog = catalog
@@ -34,6 +37,7 @@ public final class CompiledCatalog: Sendable {
         for (index, name) in names.enumerated() { ids[name] = index }
         propertyNames = names
         eventNames = catalog.events.map(\.name)
+        uuidPropertyIDs = names.indices.filter { catalog.properties[names[$0]]?.format == .uuid }
 
         var symbols: [(namespace: Int, key: String, value: Int)] = []
         symbols += names.enumerated().map { (Self.propertyNamespace, $0.element, $0.offset) }
