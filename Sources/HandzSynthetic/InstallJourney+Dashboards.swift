@@ -24,9 +24,13 @@ extension InstallJourney {
         return .integer(random.chance(0.15) ? base + random.int(in: 500...4_000) : base)
     }
 
-    /// §7.3: the branch limit and the sequence editor while building.
+    /// §7.3: the branch limit and the sequence editor while building. The branch limit comes with
+    /// its gate pair, `branch_limit` blocked (CH33 §6.5, the QA rule `builder.branch_limit_gated`).
     mutating func builderDetails() {
-        if random.chance(0.1) { emit("builder_branch_limit_hit") }
+        if random.chance(0.1) {
+            emit("builder_branch_limit_hit")
+            gate("branch_limit", blocked: true)
+        }
         if random.chance(0.25) {
             emit("sequence_editor_opened")
             if random.chance(0.7) { emit("sequence_editor_saved") }

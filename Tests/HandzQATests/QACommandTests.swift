@@ -20,7 +20,7 @@ import Testing
 
         let passed = try CommandRunner.run(["qa", clean])
         #expect(passed.status == 0, "\(passed.stdout)")
-        #expect(passed.stdout.split(separator: "\n").last?.hasPrefix("qa: passed — 23 rules, 0 failed") == true)
+        #expect(passed.stdout.split(separator: "\n").last?.hasPrefix("qa: passed — 24 rules, 0 failed") == true)
         for format in ["text", "json", "junit"] {
             let failed = try CommandRunner.run(["qa", faulty, "--format", format])
             #expect(failed.status == 1, "\(format)")

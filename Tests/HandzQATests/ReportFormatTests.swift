@@ -82,6 +82,6 @@ import FoundationXML
         let lines = Self.faulty.rendered(.text).split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("FAIL cold_start.app_open_once (CH33 §8.2 Cold start): 1 violation(s)") })
         #expect(lines.contains { $0.hasPrefix("PASS practice.session_ends (CH33 §8.2 Practice)") })
-        #expect(lines.last?.hasPrefix("qa: FAILED — 23 rules, 3 failed;") == true)
+        #expect(lines.last?.hasPrefix("qa: FAILED — 24 rules, 3 failed;") == true)
     }
 }

@@ -168,4 +168,74 @@ import Testing
         // Measures without a window report nothing left out.
         #expect(try run("time_to_first_flow", events, from: Self.base, to: Self.base + 30 * Self.day).leftOut == nil)
     }
+
+    /// Two whole weeks from `base`: week 0 is [base, base + 7 d), week 1 the next 7 days.
+    static func week(_ n: Int64, hour: Int64 = 1) -> Int64 { base + n * 7 * day + hour * 3_600_000 }
+
+    @Test("flows edited per active user: distinct flows saved in the actor-weeks with an app_open, over those actor-weeks")
+    func weeklyFlowsEdited() throws {
+        func save(_ id: UInt8, _ time: Int64, _ install: String, _ flow: String) -> FixtureEvent {
+            FixtureEvent(id: id, name: "flow_saved_success", timeMs: time, install: install, properties: ["flow_id": "\"\(flow)\""])
+        }
+        let report = try run("weekly_flows_edited_per_active_user", [
+            // a: active both weeks; week 0 saves X twice and Y (2 flows), week 1 saves X (1 flow).
+            FixtureEvent(id: 1, name: "app_open", timeMs: Self.week(0), install: "a"),
+            save(2, Self.week(0, hour: 2), "a", "X"), save(3, Self.week(0, hour: 3), "a", "X"), save(4, Self.week(0, hour: 4), "a", "Y"),
+            FixtureEvent(id: 5, name: "app_open", timeMs: Self.week(1), install: "a"),
+            save(6, Self.week(1, hour: 2), "a", "X"),
+            // b: active in week 0, saves nothing.
+            FixtureEvent(id: 7, name: "app_open", timeMs: Self.week(0), install: "b"),
+            // c: active in week 0 only; its week-1 save is outside an active actor-week.
+            FixtureEvent(id: 8, name: "app_open", timeMs: Self.week(0), install: "c"),
+            save(9, Self.week(1, hour: 2), "c", "Z"),
+            // A save in the week after the range does not count.
+            save(10, Self.week(2), "a", "Y"),
+        ], from: Self.base, to: Self.base + 14 * Self.day)
+        // Active actor-weeks: a·0, a·1, b·0, c·0 = 4; distinct flows in them: 2 + 1 = 3.
+        #expect(report.rows == .ratio(numerator: 3, denominator: 4))
+        #expect(report.value == 0.75)
+    }
+
+    @Test("paywall view rate: active actor-weeks with a paywall_viewed, over active actor-weeks")
+    func paywallViewRate() throws {
+        let paywall = ["paywall_id": "\"practice\"", "entry_point": "\"settings\""]
+        let report = try run("paywall_view_rate", [
+            FixtureEvent(id: 1, name: "app_open", timeMs: Self.week(0), install: "a"),
+            FixtureEvent(id: 2, name: "paywall_viewed", timeMs: Self.week(0, hour: 2), install: "a", properties: paywall),
+            FixtureEvent(id: 3, name: "app_open", timeMs: Self.week(1), install: "a"),
+            // b views the paywall in week 1 without an app_open that week: not an active actor-week.
+            FixtureEvent(id: 4, name: "app_open", timeMs: Self.week(0), install: "b"),
+            FixtureEvent(id: 5, name: "paywall_viewed", timeMs: Self.week(1, hour: 2), install: "b", properties: paywall),
+            // c: two views in its one active week count once.
+            FixtureEvent(id: 6, name: "app_open", timeMs: Self.week(1), install: "c"),
+            FixtureEvent(id: 7, name: "paywall_viewed", timeMs: Self.week(1, hour: 2), install: "c", properties: paywall),
+            FixtureEvent(id: 8, name: "paywall_viewed", timeMs: Self.week(1, hour: 3), install: "c", properties: paywall),
+            // At `to` exactly: outside the range.
+            FixtureEvent(id: 9, name: "paywall_viewed", timeMs: Self.base + 14 * Self.day, install: "a", properties: paywall),
+        ], from: Self.base, to: Self.base + 14 * Self.day)
+        // Active actor-weeks: a·0, a·1, b·0, c·1 = 4; with a view: a·0, c·1 = 2.
+        #expect(report.rows == .ratio(numerator: 2, denominator: 4))
+    }
+
+    @Test("share link create rate: share_link_created events in the range, over actors active in it")
+    func shareLinkCreateRate() throws {
+        func created(_ id: UInt8, _ time: Int64, _ install: String) -> FixtureEvent {
+            FixtureEvent(id: id, name: "share_link_created", timeMs: time, install: install,
+                         properties: ["share_link_id": "\"L\(id)\"", "flow_id": "\"F\"", "expires_in_days": "7"])
+        }
+        let t = Self.base + 3_600_000
+        let report = try run("share_link_create_rate", [
+            FixtureEvent(id: 1, name: "app_open", timeMs: t, install: "a"),
+            created(2, t + 1, "a"), created(3, t + 2, "a"),
+            FixtureEvent(id: 4, name: "app_open", timeMs: t, install: "b"),
+            // c creates a link without an app_open in the range: its event counts, it is not active.
+            created(5, t + 3, "c"),
+            // At `to` exactly, and before `from`: outside the range.
+            created(6, Self.base + 7 * Self.day, "a"),
+            FixtureEvent(id: 7, name: "app_open", timeMs: Self.base - 1, install: "e"), created(8, Self.base - 1, "e"),
+        ])
+        // Events: 2 (a) + 1 (c) = 3; active actors: a, b = 2.
+        #expect(report.rows == .ratio(numerator: 3, denominator: 2))
+        #expect(report.value == 1.5)
+    }
 }

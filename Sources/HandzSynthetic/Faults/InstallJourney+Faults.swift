@@ -57,6 +57,10 @@ extension InstallJourney {
             guard let (s, i) = first("flow_save_attempt", next: named("gate_attempt")) else { return nil }
             sessions[s].remove(at: i)
             return [sessions[s][i..<sessions[s].count].first(where: named("flow_saved_blocked"))!]
+        case .missingBranchLimitGate:
+            guard let (s, i) = first("builder_branch_limit_hit", next: named("gate_attempt")) else { return nil }
+            sessions[s].remove(at: i + 1)
+            return [sessions[s][i]]
         case .unresolvedSaveAttempt:
             guard let (s, i) = first("flow_save_attempt", next: named("flow_saved_success")) else { return nil }
             sessions[s].remove(at: i + 1)
