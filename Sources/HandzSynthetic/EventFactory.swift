@@ -33,13 +33,21 @@ public struct EventFactory: Sendable {
     /// probability `optionalProbability`.
     public func randomProperties(for event: EventDefinition, _ random: inout SeededRandom, optionalProbability: Double = 0.5) -> [(String, PropertyValue)] {
         var values: [(String, PropertyValue)] = []
+        let declared = Set(event.properties.map(\.name))
         for rule in catalog.allowedProperties(of: event) {
             guard let definition = catalog.effectiveDefinition(of: rule), definition.isEnabled else { continue }
+            if !declared.contains(rule.name) && Self.describingCommonOptional.contains(rule.name) { continue }
             if !rule.isRequired && !random.chance(optionalProbability) { continue }
             values.append((rule.name, randomValue(definition, &random)))
         }
         return values
     }
+
+    /// Common optional properties (CH33 §3.2) that describe what happened — a timing, a failure, a
+    /// gate — rather than where. Any event may carry them, but a random one on an event that does
+    /// not declare it would be a made-up fact (a gate on a save attempt that hit none), so synthetic
+    /// events carry them only where the event declares them, with the values its journey gives.
+    static let describingCommonOptional: Set<String> = ["duration_ms", "error_code", "gate_name"]
 
     /// A random valid value for a property definition.
     public func randomValue(_ definition: PropertyDefinition, _ random: inout SeededRandom) -> PropertyValue {

@@ -164,6 +164,43 @@ import Testing
         #expect(verdict(upper).isAccepted)
     }
 
+    /// CH33 §1, §3.1: identifiers are random. A name-derived UUID can carry a hash of an email
+    /// (`uuid5(NAMESPACE_DNS, "someone@example.com")`, synthetic), a version 1 one a MAC address.
+    @Test("invalid_uuid: non-random versions (1 MAC-based, 3 and 5 name-derived) in every id field", arguments: [
+        "0190a5e2-6c1d-1b3e-9f00-4c2a1b3d5e6f", "428b4710-5599-3a87-b1e3-a11b9bd54237", "f645eb06-8d1a-535f-8004-fbe42449c943",
+    ])
+    func nonRandomUUIDs(value: String) {
+        for field in ["event_id", "session_id", "install_id", "user_id"] {
+            var event = EventBuilder("app_open")
+            event[field] = value
+            if field == "user_id" { event["user_state"] = "free" }
+            #expect(findings(verdict(event)) == ["invalid_uuid /\(field)"], "\(field)")
+        }
+        var save = EventBuilder("flow_saved_success")
+        save.setProperty("flow_id", value)
+        #expect(findings(verdict(save)) == ["invalid_uuid /properties/flow_id"])
+    }
+
+    /// CH33 §3.2 "Optional Common Properties": duration_ms, error_code and gate_name may ride on
+    /// any event, with their catalogued types and closed sets.
+    @Test("duration_ms, error_code and gate_name are accepted on any event, and still checked")
+    func optionalCommonProperties() {
+        var event = EventBuilder("app_open")
+        event.setProperty("duration_ms", 1_250)
+        event.setProperty("error_code", "ERR-031")
+        event.setProperty("gate_name", "branch_limit")
+        #expect(verdict(event).isAccepted)
+        var negative = EventBuilder("app_open")
+        negative.setProperty("duration_ms", -1)
+        #expect(findings(verdict(negative)) == ["out_of_range /properties/duration_ms"])
+        var unknownGate = EventBuilder("screen_viewed")
+        unknownGate.setProperty("gate_name", "not_a_gate")
+        #expect(findings(verdict(unknownGate)) == ["invalid_enum /properties/gate_name"])
+        var text = EventBuilder("app_open")
+        text.setProperty("error_code", "Something went wrong")
+        #expect(findings(verdict(text)) == ["invalid_enum /properties/error_code"])
+    }
+
     @Test("invalid_enum: values outside the closed set, including case variants and per-event narrowing")
     func invalidEnum() {
         for value in ["platinum", "Guest", "", "guest "] {

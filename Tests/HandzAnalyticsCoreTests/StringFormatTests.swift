@@ -68,8 +68,12 @@ import Testing
         }
     }
 
-    @Test("UUID: versions 1-8 with the RFC variant only")
+    @Test("UUID: the random versions 4 and 7 with the RFC variant only")
     func uuid() {
+        // Versions 1 and 6 (MAC address), 3 and 5 (name-derived), 2 and 8: not random (CH33 §1).
+        for version in ["1", "2", "3", "5", "6", "8"] {
+            #expect(!StringFormat.uuid.matches("0190a5e2-6c1d-\(version)b3e-9f00-4c2a1b3d5e6f"), "version \(version)")
+        }
         #expect(StringFormat.uuid.matches("0190a5e2-6c1d-7b3e-9f00-4c2a1b3d5e6f"))
         #expect(StringFormat.uuid.matches("f47ac10b-58cc-4372-a567-0e02b2c3d479"))
         #expect(!StringFormat.uuid.matches("f47ac10b-58cc-9372-a567-0e02b2c3d479"))

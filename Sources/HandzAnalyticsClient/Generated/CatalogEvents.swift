@@ -331,12 +331,21 @@ public struct AppOpen: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(startType: EventValues.StartType, launchSource: EventValues.LaunchSource, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(startType: EventValues.StartType, launchSource: EventValues.LaunchSource, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.startType = startType
         self.launchSource = launchSource
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -344,6 +353,9 @@ public struct AppOpen: AnalyticsEvent {
         writer.write("launch_source", launchSource)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -359,12 +371,21 @@ public struct AppBackground: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(foregroundDurationMs: Int, openScreensCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(foregroundDurationMs: Int, openScreensCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.foregroundDurationMs = foregroundDurationMs
         self.openScreensCount = openScreensCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -372,6 +393,9 @@ public struct AppBackground: AnalyticsEvent {
         writer.write("open_screens_count", openScreensCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -384,17 +408,29 @@ public struct ScreenViewed: AnalyticsEvent {
     public var previousScreenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(screenName: RouteID, previousScreenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(screenName: RouteID, previousScreenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.screenName = screenName
         self.previousScreenName = previousScreenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("screen_name", screenName)
         if let previousScreenName { writer.write("previous_screen_name", previousScreenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -408,17 +444,29 @@ public struct OnboardingViewed: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(variant: Slug? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(variant: Slug? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.variant = variant
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         if let variant { writer.write("variant", variant) }
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -433,12 +481,18 @@ public struct OnboardingCompleted: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(completionPath: EventValues.CompletionPath, durationMs: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(completionPath: EventValues.CompletionPath, durationMs: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.completionPath = completionPath
         self.durationMs = durationMs
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -446,6 +500,8 @@ public struct OnboardingCompleted: AnalyticsEvent {
         writer.write("duration_ms", durationMs)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -459,17 +515,29 @@ public struct EducationFlowConceptOpened: AnalyticsEvent {
     public var timeInViewMs: Int
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(entryPoint: EventValues.EntryPoint, timeInViewMs: Int, screenName: RouteID? = nil) {
+    public init(entryPoint: EventValues.EntryPoint, timeInViewMs: Int, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.entryPoint = entryPoint
         self.timeInViewMs = timeInViewMs
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("entry_point", entryPoint)
         writer.write("time_in_view_ms", timeInViewMs)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -488,15 +556,27 @@ public struct GuestModeEntered: AnalyticsEvent {
     public var entryPoint: EntryPoint
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(entryPoint: EntryPoint, screenName: RouteID? = nil) {
+    public init(entryPoint: EntryPoint, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.entryPoint = entryPoint
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("entry_point", entryPoint)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -519,17 +599,29 @@ public struct SignupViewed: AnalyticsEvent {
     public var reason: Reason
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(entryPoint: EventValues.EntryPoint, reason: Reason, screenName: RouteID? = nil) {
+    public init(entryPoint: EventValues.EntryPoint, reason: Reason, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.entryPoint = entryPoint
         self.reason = reason
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("entry_point", entryPoint)
         writer.write("reason", reason)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -550,17 +642,29 @@ public struct SignupMethodSelected: AnalyticsEvent {
     public var entryPoint: EventValues.EntryPoint
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(method: Method, entryPoint: EventValues.EntryPoint, screenName: RouteID? = nil) {
+    public init(method: Method, entryPoint: EventValues.EntryPoint, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.method = method
         self.entryPoint = entryPoint
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("method", method)
         writer.write("entry_point", entryPoint)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -584,13 +688,19 @@ public struct SignupSuccess: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(method: Method, durationMs: Int, previousUserState: EventValues.PreviousUserState, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(method: Method, durationMs: Int, previousUserState: EventValues.PreviousUserState, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.method = method
         self.durationMs = durationMs
         self.previousUserState = previousUserState
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -599,6 +709,8 @@ public struct SignupSuccess: AnalyticsEvent {
         writer.write("previous_user_state", previousUserState)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -625,14 +737,17 @@ public struct SignupFailed: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(method: Method, errorCode: EventValues.ErrorCode, errorStep: EventValues.ErrorStep, durationMs: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(method: Method, errorCode: EventValues.ErrorCode, errorStep: EventValues.ErrorStep, durationMs: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, gateName: EventValues.GateName? = nil) {
         self.method = method
         self.errorCode = errorCode
         self.errorStep = errorStep
         self.durationMs = durationMs
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -642,6 +757,7 @@ public struct SignupFailed: AnalyticsEvent {
         writer.write("duration_ms", durationMs)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -664,12 +780,18 @@ public struct LoginSuccess: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(method: Method, durationMs: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(method: Method, durationMs: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.method = method
         self.durationMs = durationMs
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -677,6 +799,8 @@ public struct LoginSuccess: AnalyticsEvent {
         writer.write("duration_ms", durationMs)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -696,17 +820,29 @@ public struct MovesLibraryViewed: AnalyticsEvent {
     public var mode: Mode
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(entryPoint: EventValues.EntryPoint, mode: Mode, screenName: RouteID? = nil) {
+    public init(entryPoint: EventValues.EntryPoint, mode: Mode, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.entryPoint = entryPoint
         self.mode = mode
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("entry_point", entryPoint)
         writer.write("mode", mode)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -722,13 +858,22 @@ public struct MoveSelected: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(moveCanonicalId: Slug? = nil, moveId: UUID? = nil, context: EventValues.Context, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(moveCanonicalId: Slug? = nil, moveId: UUID? = nil, context: EventValues.Context, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.moveCanonicalId = moveCanonicalId
         self.moveId = moveId
         self.context = context
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -737,6 +882,9 @@ public struct MoveSelected: AnalyticsEvent {
         writer.write("context", context)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -748,15 +896,27 @@ public struct CustomMoveCreateStarted: AnalyticsEvent {
     public var entryPoint: EventValues.EntryPoint
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(entryPoint: EventValues.EntryPoint, screenName: RouteID? = nil) {
+    public init(entryPoint: EventValues.EntryPoint, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.entryPoint = entryPoint
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("entry_point", entryPoint)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -777,8 +937,14 @@ public struct CustomMoveCreateSaved: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(moveId: UUID, hasMediaLink: Bool, hasMediaUpload: Bool, aliasCount: Int, tagCount: Int, familyAssigned: Bool, variantOfMoveId: UUID? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(moveId: UUID, hasMediaLink: Bool, hasMediaUpload: Bool, aliasCount: Int, tagCount: Int, familyAssigned: Bool, variantOfMoveId: UUID? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.moveId = moveId
         self.hasMediaLink = hasMediaLink
         self.hasMediaUpload = hasMediaUpload
@@ -788,6 +954,9 @@ public struct CustomMoveCreateSaved: AnalyticsEvent {
         self.variantOfMoveId = variantOfMoveId
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -800,6 +969,9 @@ public struct CustomMoveCreateSaved: AnalyticsEvent {
         if let variantOfMoveId { writer.write("variant_of_move_id", variantOfMoveId) }
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -814,13 +986,22 @@ public struct CustomMoveEditSaved: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(moveId: UUID, editType: EventValues.EditType, revertUsed: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(moveId: UUID, editType: EventValues.EditType, revertUsed: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.moveId = moveId
         self.editType = editType
         self.revertUsed = revertUsed
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -829,6 +1010,9 @@ public struct CustomMoveEditSaved: AnalyticsEvent {
         writer.write("revert_used", revertUsed)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -845,13 +1029,22 @@ public struct MoveRevertUsed: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(target: EventValues.Target, fieldName: EventValues.FieldName, scope: EventValues.Scope, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(target: EventValues.Target, fieldName: EventValues.FieldName, scope: EventValues.Scope, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.target = target
         self.fieldName = fieldName
         self.scope = scope
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -860,6 +1053,9 @@ public struct MoveRevertUsed: AnalyticsEvent {
         writer.write("scope", scope)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -873,12 +1069,21 @@ public struct FlowBuilderOpened: AnalyticsEvent {
     public var flowDraftId: UUID?
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(entryPoint: EventValues.EntryPoint, flowId: UUID? = nil, flowDraftId: UUID? = nil, screenName: RouteID? = nil) {
+    public init(entryPoint: EventValues.EntryPoint, flowId: UUID? = nil, flowDraftId: UUID? = nil, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.entryPoint = entryPoint
         self.flowId = flowId
         self.flowDraftId = flowDraftId
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -886,6 +1091,9 @@ public struct FlowBuilderOpened: AnalyticsEvent {
         if let flowId { writer.write("flow_id", flowId) }
         if let flowDraftId { writer.write("flow_draft_id", flowDraftId) }
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -900,13 +1108,22 @@ public struct FlowDraftCreated: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(flowDraftId: UUID, templateUsed: Bool, templateSource: EventValues.TemplateSource? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(flowDraftId: UUID, templateUsed: Bool, templateSource: EventValues.TemplateSource? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.flowDraftId = flowDraftId
         self.templateUsed = templateUsed
         self.templateSource = templateSource
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -915,6 +1132,9 @@ public struct FlowDraftCreated: AnalyticsEvent {
         if let templateSource { writer.write("template_source", templateSource) }
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -943,8 +1163,14 @@ public struct BuilderNodeAdded: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(nodeType: EventValues.NodeType, moveCanonicalId: Slug? = nil, moveId: UUID? = nil, via: Via, totalNodesAfter: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(nodeType: EventValues.NodeType, moveCanonicalId: Slug? = nil, moveId: UUID? = nil, via: Via, totalNodesAfter: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.nodeType = nodeType
         self.moveCanonicalId = moveCanonicalId
         self.moveId = moveId
@@ -952,6 +1178,9 @@ public struct BuilderNodeAdded: AnalyticsEvent {
         self.totalNodesAfter = totalNodesAfter
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -962,6 +1191,9 @@ public struct BuilderNodeAdded: AnalyticsEvent {
         writer.write("total_nodes_after", totalNodesAfter)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -980,8 +1212,14 @@ public struct BuilderEdgeCreated: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(edgeType: EventValues.EdgeType, fromNodeType: EventValues.FromNodeType, toNodeType: EventValues.ToNodeType, branchIndex: Int, totalOutgoingFromSourceAfter: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(edgeType: EventValues.EdgeType, fromNodeType: EventValues.FromNodeType, toNodeType: EventValues.ToNodeType, branchIndex: Int, totalOutgoingFromSourceAfter: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.edgeType = edgeType
         self.fromNodeType = fromNodeType
         self.toNodeType = toNodeType
@@ -989,6 +1227,9 @@ public struct BuilderEdgeCreated: AnalyticsEvent {
         self.totalOutgoingFromSourceAfter = totalOutgoingFromSourceAfter
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -999,6 +1240,9 @@ public struct BuilderEdgeCreated: AnalyticsEvent {
         writer.write("total_outgoing_from_source_after", totalOutgoingFromSourceAfter)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1015,14 +1259,23 @@ public struct BuilderBranchLimitHit: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(flowId: UUID? = nil, flowDraftId: UUID? = nil, sourceNodeId: UUID, attemptedOutgoingCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(flowId: UUID? = nil, flowDraftId: UUID? = nil, sourceNodeId: UUID, attemptedOutgoingCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.flowId = flowId
         self.flowDraftId = flowDraftId
         self.sourceNodeId = sourceNodeId
         self.attemptedOutgoingCount = attemptedOutgoingCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1032,6 +1285,9 @@ public struct BuilderBranchLimitHit: AnalyticsEvent {
         writer.write("attempted_outgoing_count", attemptedOutgoingCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1053,12 +1309,21 @@ public struct BuilderNodeReordered: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(method: Method, nodesMovedCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(method: Method, nodesMovedCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.method = method
         self.nodesMovedCount = nodesMovedCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1066,6 +1331,9 @@ public struct BuilderNodeReordered: AnalyticsEvent {
         writer.write("nodes_moved_count", nodesMovedCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1080,13 +1348,22 @@ public struct BuilderRootReplaced: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(previousRootMoveId: UUID, newRootMoveId: UUID, newRootCanonicalId: Slug? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(previousRootMoveId: UUID, newRootMoveId: UUID, newRootCanonicalId: Slug? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.previousRootMoveId = previousRootMoveId
         self.newRootMoveId = newRootMoveId
         self.newRootCanonicalId = newRootCanonicalId
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1095,6 +1372,9 @@ public struct BuilderRootReplaced: AnalyticsEvent {
         if let newRootCanonicalId { writer.write("new_root_canonical_id", newRootCanonicalId) }
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1107,17 +1387,29 @@ public struct SequenceEditorOpened: AnalyticsEvent {
     public var hasExistingDetails: Bool
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(entryPoint: EventValues.EntryPoint, hasExistingDetails: Bool, screenName: RouteID? = nil) {
+    public init(entryPoint: EventValues.EntryPoint, hasExistingDetails: Bool, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.entryPoint = entryPoint
         self.hasExistingDetails = hasExistingDetails
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("entry_point", entryPoint)
         writer.write("has_existing_details", hasExistingDetails)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1133,13 +1425,22 @@ public struct SequenceEditorSaved: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(fieldsUsedCount: Int, hasMediaLink: Bool, hasMediaUpload: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(fieldsUsedCount: Int, hasMediaLink: Bool, hasMediaUpload: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.fieldsUsedCount = fieldsUsedCount
         self.hasMediaLink = hasMediaLink
         self.hasMediaUpload = hasMediaUpload
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1148,6 +1449,9 @@ public struct SequenceEditorSaved: AnalyticsEvent {
         writer.write("has_media_upload", hasMediaUpload)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1162,12 +1466,21 @@ public struct FlowSaveAttempt: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(flowDraftId: UUID, currentSavedFlowCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(flowDraftId: UUID, currentSavedFlowCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.flowDraftId = flowDraftId
         self.currentSavedFlowCount = currentSavedFlowCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1175,6 +1488,9 @@ public struct FlowSaveAttempt: AnalyticsEvent {
         writer.write("current_saved_flow_count", currentSavedFlowCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1199,8 +1515,12 @@ public struct FlowSavedSuccess: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(flowId: UUID, nodesCount: Int, edgesCount: Int, branchesCount: Int, danglingPathsCount: Int, sequenceNodesCount: Int, durationMs: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(flowId: UUID, nodesCount: Int, edgesCount: Int, branchesCount: Int, danglingPathsCount: Int, sequenceNodesCount: Int, durationMs: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.flowId = flowId
         self.nodesCount = nodesCount
         self.edgesCount = edgesCount
@@ -1210,6 +1530,8 @@ public struct FlowSavedSuccess: AnalyticsEvent {
         self.durationMs = durationMs
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1222,6 +1544,8 @@ public struct FlowSavedSuccess: AnalyticsEvent {
         writer.write("duration_ms", durationMs)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1243,12 +1567,18 @@ public struct FlowSavedBlocked: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
 
-    public init(gateName: GateName, currentSavedFlowCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(gateName: GateName, currentSavedFlowCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil) {
         self.gateName = gateName
         self.currentSavedFlowCount = currentSavedFlowCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1256,6 +1586,8 @@ public struct FlowSavedBlocked: AnalyticsEvent {
         writer.write("current_saved_flow_count", currentSavedFlowCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
     }
 }
 
@@ -1272,13 +1604,22 @@ public struct LibraryViewed: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(tab: EventValues.Tab, flowsCount: Int, foldersCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(tab: EventValues.Tab, flowsCount: Int, foldersCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.tab = tab
         self.flowsCount = flowsCount
         self.foldersCount = foldersCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1287,6 +1628,9 @@ public struct LibraryViewed: AnalyticsEvent {
         writer.write("folders_count", foldersCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1300,12 +1644,21 @@ public struct FolderCreated: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(folderId: UUID, parentFolderId: UUID? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(folderId: UUID, parentFolderId: UUID? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.folderId = folderId
         self.parentFolderId = parentFolderId
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1313,6 +1666,9 @@ public struct FolderCreated: AnalyticsEvent {
         if let parentFolderId { writer.write("parent_folder_id", parentFolderId) }
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1325,17 +1681,29 @@ public struct FlowOpened: AnalyticsEvent {
     public var entryPoint: EventValues.EntryPoint
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(flowId: UUID, entryPoint: EventValues.EntryPoint, screenName: RouteID? = nil) {
+    public init(flowId: UUID, entryPoint: EventValues.EntryPoint, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.flowId = flowId
         self.entryPoint = entryPoint
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("flow_id", flowId)
         writer.write("entry_point", entryPoint)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1359,13 +1727,22 @@ public struct FlowDuplicated: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(source: Source, sourceFlowId: UUID, newFlowId: UUID, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(source: Source, sourceFlowId: UUID, newFlowId: UUID, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.source = source
         self.sourceFlowId = sourceFlowId
         self.newFlowId = newFlowId
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1374,6 +1751,9 @@ public struct FlowDuplicated: AnalyticsEvent {
         writer.write("new_flow_id", newFlowId)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1386,17 +1766,29 @@ public struct ShareSheetOpened: AnalyticsEvent {
     public var entryPoint: EventValues.EntryPoint
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(flowId: UUID, entryPoint: EventValues.EntryPoint, screenName: RouteID? = nil) {
+    public init(flowId: UUID, entryPoint: EventValues.EntryPoint, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.flowId = flowId
         self.entryPoint = entryPoint
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("flow_id", flowId)
         writer.write("entry_point", entryPoint)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1411,12 +1803,21 @@ public struct ShareLinkCreateTapped: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(flowId: UUID, currentLinksCreatedToday: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(flowId: UUID, currentLinksCreatedToday: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.flowId = flowId
         self.currentLinksCreatedToday = currentLinksCreatedToday
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1424,6 +1825,9 @@ public struct ShareLinkCreateTapped: AnalyticsEvent {
         writer.write("current_links_created_today", currentLinksCreatedToday)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1439,13 +1843,22 @@ public struct ShareLinkCreated: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(shareLinkId: UUID, flowId: UUID, expiresInDays: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(shareLinkId: UUID, flowId: UUID, expiresInDays: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.shareLinkId = shareLinkId
         self.flowId = flowId
         self.expiresInDays = expiresInDays
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1454,6 +1867,9 @@ public struct ShareLinkCreated: AnalyticsEvent {
         writer.write("expires_in_days", expiresInDays)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1475,12 +1891,18 @@ public struct ShareLinkCreateBlocked: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
 
-    public init(gateName: GateName, currentLinksCreatedToday: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(gateName: GateName, currentLinksCreatedToday: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil) {
         self.gateName = gateName
         self.currentLinksCreatedToday = currentLinksCreatedToday
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1488,6 +1910,8 @@ public struct ShareLinkCreateBlocked: AnalyticsEvent {
         writer.write("current_links_created_today", currentLinksCreatedToday)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
     }
 }
 
@@ -1501,12 +1925,21 @@ public struct ShareLinkOpened: AnalyticsEvent {
     public var isLoggedIn: Bool
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(shareLinkId: UUID, entryPoint: EventValues.EntryPoint, isLoggedIn: Bool, screenName: RouteID? = nil) {
+    public init(shareLinkId: UUID, entryPoint: EventValues.EntryPoint, isLoggedIn: Bool, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.shareLinkId = shareLinkId
         self.entryPoint = entryPoint
         self.isLoggedIn = isLoggedIn
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1514,6 +1947,9 @@ public struct ShareLinkOpened: AnalyticsEvent {
         writer.write("entry_point", entryPoint)
         writer.write("is_logged_in", isLoggedIn)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1528,13 +1964,22 @@ public struct ImportReceived: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(importId: UUID, shareLinkId: UUID, recipientUserState: EventValues.RecipientUserState, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(importId: UUID, shareLinkId: UUID, recipientUserState: EventValues.RecipientUserState, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.importId = importId
         self.shareLinkId = shareLinkId
         self.recipientUserState = recipientUserState
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1543,6 +1988,9 @@ public struct ImportReceived: AnalyticsEvent {
         writer.write("recipient_user_state", recipientUserState)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1556,17 +2004,29 @@ public struct InboxViewed: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(inboxCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(inboxCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.inboxCount = inboxCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("inbox_count", inboxCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1582,14 +2042,23 @@ public struct ImportOpened: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(importId: UUID, containsCustomMoves: Bool, containsCustomMediaUploads: Bool, containsCustomMediaLinks: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(importId: UUID, containsCustomMoves: Bool, containsCustomMediaUploads: Bool, containsCustomMediaLinks: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.importId = importId
         self.containsCustomMoves = containsCustomMoves
         self.containsCustomMediaUploads = containsCustomMediaUploads
         self.containsCustomMediaLinks = containsCustomMediaLinks
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1599,6 +2068,9 @@ public struct ImportOpened: AnalyticsEvent {
         writer.write("contains_custom_media_links", containsCustomMediaLinks)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1615,13 +2087,22 @@ public struct ImportSavedToLibraryAttempt: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(importId: UUID, currentSavedFlowCount: Int, inboxCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(importId: UUID, currentSavedFlowCount: Int, inboxCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.importId = importId
         self.currentSavedFlowCount = currentSavedFlowCount
         self.inboxCount = inboxCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1630,6 +2111,9 @@ public struct ImportSavedToLibraryAttempt: AnalyticsEvent {
         writer.write("inbox_count", inboxCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1644,13 +2128,22 @@ public struct ImportSavedToLibrarySuccess: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(importId: UUID, newFlowId: UUID, conflictResolutionUsed: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(importId: UUID, newFlowId: UUID, conflictResolutionUsed: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.importId = importId
         self.newFlowId = newFlowId
         self.conflictResolutionUsed = conflictResolutionUsed
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1659,6 +2152,9 @@ public struct ImportSavedToLibrarySuccess: AnalyticsEvent {
         writer.write("conflict_resolution_used", conflictResolutionUsed)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1680,12 +2176,18 @@ public struct ImportSavedToLibraryBlocked: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
 
-    public init(gateName: GateName, currentSavedFlowCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(gateName: GateName, currentSavedFlowCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil) {
         self.gateName = gateName
         self.currentSavedFlowCount = currentSavedFlowCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1693,6 +2195,8 @@ public struct ImportSavedToLibraryBlocked: AnalyticsEvent {
         writer.write("current_saved_flow_count", currentSavedFlowCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
     }
 }
 
@@ -1706,12 +2210,21 @@ public struct PracticeEntryAttempt: AnalyticsEvent {
     public var targetId: UUID
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(entryPoint: EventValues.EntryPoint, targetType: EventValues.TargetType, targetId: UUID, screenName: RouteID? = nil) {
+    public init(entryPoint: EventValues.EntryPoint, targetType: EventValues.TargetType, targetId: UUID, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.entryPoint = entryPoint
         self.targetType = targetType
         self.targetId = targetId
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1719,6 +2232,9 @@ public struct PracticeEntryAttempt: AnalyticsEvent {
         writer.write("target_type", targetType)
         writer.write("target_id", targetId)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1743,13 +2259,19 @@ public struct PracticeGateResult: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
 
-    public init(gateName: GateName, result: EventValues.Result, creditsRemaining: Int? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(gateName: GateName, result: EventValues.Result, creditsRemaining: Int? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil) {
         self.gateName = gateName
         self.result = result
         self.creditsRemaining = creditsRemaining
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1758,6 +2280,8 @@ public struct PracticeGateResult: AnalyticsEvent {
         if let creditsRemaining { writer.write("credits_remaining", creditsRemaining) }
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
     }
 }
 
@@ -1786,8 +2310,14 @@ public struct PracticeSessionStarted: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(practiceSessionId: UUID, targetType: EventValues.TargetType, targetId: UUID, selectedPathsCount: Int, timerSeconds: Int, assumedReps: Int, mode: Mode, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(practiceSessionId: UUID, targetType: EventValues.TargetType, targetId: UUID, selectedPathsCount: Int, timerSeconds: Int, assumedReps: Int, mode: Mode, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.practiceSessionId = practiceSessionId
         self.targetType = targetType
         self.targetId = targetId
@@ -1797,6 +2327,9 @@ public struct PracticeSessionStarted: AnalyticsEvent {
         self.mode = mode
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1809,6 +2342,9 @@ public struct PracticeSessionStarted: AnalyticsEvent {
         writer.write("mode", mode)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1826,14 +2362,23 @@ public struct PracticePathPresented: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(practiceSessionId: UUID, pathId: UUID, stepIndex: Int, totalSteps: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(practiceSessionId: UUID, pathId: UUID, stepIndex: Int, totalSteps: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.practiceSessionId = practiceSessionId
         self.pathId = pathId
         self.stepIndex = stepIndex
         self.totalSteps = totalSteps
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1843,6 +2388,9 @@ public struct PracticePathPresented: AnalyticsEvent {
         writer.write("total_steps", totalSteps)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1870,14 +2418,23 @@ public struct PracticeSessionInterrupted: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(practiceSessionId: UUID, reason: Reason, elapsedSeconds: Int, completedSteps: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(practiceSessionId: UUID, reason: Reason, elapsedSeconds: Int, completedSteps: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.practiceSessionId = practiceSessionId
         self.reason = reason
         self.elapsedSeconds = elapsedSeconds
         self.completedSteps = completedSteps
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1887,6 +2444,9 @@ public struct PracticeSessionInterrupted: AnalyticsEvent {
         writer.write("completed_steps", completedSteps)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1906,8 +2466,14 @@ public struct PracticeSessionCompleted: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(practiceSessionId: UUID, completionType: EventValues.CompletionType, actualDurationSeconds: Int, completedSteps: Int, selectedPathsCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(practiceSessionId: UUID, completionType: EventValues.CompletionType, actualDurationSeconds: Int, completedSteps: Int, selectedPathsCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.practiceSessionId = practiceSessionId
         self.completionType = completionType
         self.actualDurationSeconds = actualDurationSeconds
@@ -1915,6 +2481,9 @@ public struct PracticeSessionCompleted: AnalyticsEvent {
         self.selectedPathsCount = selectedPathsCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1925,6 +2494,9 @@ public struct PracticeSessionCompleted: AnalyticsEvent {
         writer.write("selected_paths_count", selectedPathsCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1948,13 +2520,22 @@ public struct PracticeCreditSpent: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(creditType: EventValues.CreditType, creditsRemainingAfter: Int, source: Source, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(creditType: EventValues.CreditType, creditsRemainingAfter: Int, source: Source, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.creditType = creditType
         self.creditsRemainingAfter = creditsRemainingAfter
         self.source = source
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1963,6 +2544,9 @@ public struct PracticeCreditSpent: AnalyticsEvent {
         writer.write("source", source)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -1978,12 +2562,21 @@ public struct PracticeCreditRefreshed: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(creditsAdded: Int, creditsTotalAfter: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(creditsAdded: Int, creditsTotalAfter: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.creditsAdded = creditsAdded
         self.creditsTotalAfter = creditsTotalAfter
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -1991,6 +2584,9 @@ public struct PracticeCreditRefreshed: AnalyticsEvent {
         writer.write("credits_total_after", creditsTotalAfter)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2007,13 +2603,22 @@ public struct PracticeDemoStarted: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(practiceSessionId: UUID, demoId: Slug, timerSeconds: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(practiceSessionId: UUID, demoId: Slug, timerSeconds: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.practiceSessionId = practiceSessionId
         self.demoId = demoId
         self.timerSeconds = timerSeconds
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2022,6 +2627,9 @@ public struct PracticeDemoStarted: AnalyticsEvent {
         writer.write("timer_seconds", timerSeconds)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2046,13 +2654,22 @@ public struct GameplanCreated: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(gameplanId: UUID, source: Source, itemsCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(gameplanId: UUID, source: Source, itemsCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.gameplanId = gameplanId
         self.source = source
         self.itemsCount = itemsCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2061,6 +2678,9 @@ public struct GameplanCreated: AnalyticsEvent {
         writer.write("items_count", itemsCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2087,8 +2707,14 @@ public struct MasteryPlanCreated: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(masteryPlanId: UUID, targetType: TargetType, targetId: UUID, goalType: EventValues.GoalType, scheduleDaysPerWeek: Int, sessionsPerDay: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(masteryPlanId: UUID, targetType: TargetType, targetId: UUID, goalType: EventValues.GoalType, scheduleDaysPerWeek: Int, sessionsPerDay: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.masteryPlanId = masteryPlanId
         self.targetType = targetType
         self.targetId = targetId
@@ -2097,6 +2723,9 @@ public struct MasteryPlanCreated: AnalyticsEvent {
         self.sessionsPerDay = sessionsPerDay
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2108,6 +2737,9 @@ public struct MasteryPlanCreated: AnalyticsEvent {
         writer.write("sessions_per_day", sessionsPerDay)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2125,14 +2757,23 @@ public struct MasteryScheduleSaved: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(masteryPlanId: UUID, scheduleDaysPerWeek: Int, sessionsPerDay: Int, notifEnabled: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(masteryPlanId: UUID, scheduleDaysPerWeek: Int, sessionsPerDay: Int, notifEnabled: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.masteryPlanId = masteryPlanId
         self.scheduleDaysPerWeek = scheduleDaysPerWeek
         self.sessionsPerDay = sessionsPerDay
         self.notifEnabled = notifEnabled
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2142,6 +2783,9 @@ public struct MasteryScheduleSaved: AnalyticsEvent {
         writer.write("notif_enabled", notifEnabled)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2157,13 +2801,22 @@ public struct MasteryPlanUpdated: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(masteryPlanId: UUID, fieldsChangedCount: Int, maintenanceEnabled: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(masteryPlanId: UUID, fieldsChangedCount: Int, maintenanceEnabled: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.masteryPlanId = masteryPlanId
         self.fieldsChangedCount = fieldsChangedCount
         self.maintenanceEnabled = maintenanceEnabled
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2172,6 +2825,9 @@ public struct MasteryPlanUpdated: AnalyticsEvent {
         writer.write("maintenance_enabled", maintenanceEnabled)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2189,14 +2845,23 @@ public struct MaintenancePlanCreated: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(maintenancePlanId: UUID, itemsCount: Int, dailyBudgetMinutes: Int, notifEnabled: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(maintenancePlanId: UUID, itemsCount: Int, dailyBudgetMinutes: Int, notifEnabled: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.maintenancePlanId = maintenancePlanId
         self.itemsCount = itemsCount
         self.dailyBudgetMinutes = dailyBudgetMinutes
         self.notifEnabled = notifEnabled
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2206,6 +2871,9 @@ public struct MaintenancePlanCreated: AnalyticsEvent {
         writer.write("notif_enabled", notifEnabled)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2222,13 +2890,22 @@ public struct MaintenanceOverloadWarningShown: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(maintenancePlanId: UUID, itemsCount: Int, dailyBudgetMinutes: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(maintenancePlanId: UUID, itemsCount: Int, dailyBudgetMinutes: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.maintenancePlanId = maintenancePlanId
         self.itemsCount = itemsCount
         self.dailyBudgetMinutes = dailyBudgetMinutes
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2237,6 +2914,9 @@ public struct MaintenanceOverloadWarningShown: AnalyticsEvent {
         writer.write("daily_budget_minutes", dailyBudgetMinutes)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2253,13 +2933,22 @@ public struct MaintenanceSessionCompleted: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(maintenancePlanId: UUID, actualDurationSeconds: Int, itemsDrilledCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(maintenancePlanId: UUID, actualDurationSeconds: Int, itemsDrilledCount: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.maintenancePlanId = maintenancePlanId
         self.actualDurationSeconds = actualDurationSeconds
         self.itemsDrilledCount = itemsDrilledCount
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2268,6 +2957,9 @@ public struct MaintenanceSessionCompleted: AnalyticsEvent {
         writer.write("items_drilled_count", itemsDrilledCount)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2280,17 +2972,29 @@ public struct PaywallViewed: AnalyticsEvent {
     public var entryPoint: EventValues.EntryPoint
     /// Current screen route identifier.
     public var screenName: RouteID?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(paywallId: EventValues.PaywallId, entryPoint: EventValues.EntryPoint, screenName: RouteID? = nil) {
+    public init(paywallId: EventValues.PaywallId, entryPoint: EventValues.EntryPoint, screenName: RouteID? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.paywallId = paywallId
         self.entryPoint = entryPoint
         self.screenName = screenName
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("paywall_id", paywallId)
         writer.write("entry_point", entryPoint)
         if let screenName { writer.write("screen_name", screenName) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2304,12 +3008,21 @@ public struct PaywallCtaTapped: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(paywallId: EventValues.PaywallId, cta: EventValues.Cta, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(paywallId: EventValues.PaywallId, cta: EventValues.Cta, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.paywallId = paywallId
         self.cta = cta
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2317,6 +3030,9 @@ public struct PaywallCtaTapped: AnalyticsEvent {
         writer.write("cta", cta)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2332,12 +3048,21 @@ public struct TrialStarted: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(plan: EventValues.Plan, trialDays: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(plan: EventValues.Plan, trialDays: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.plan = plan
         self.trialDays = trialDays
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2345,6 +3070,9 @@ public struct TrialStarted: AnalyticsEvent {
         writer.write("trial_days", trialDays)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2367,13 +3095,22 @@ public struct SubscriptionPurchased: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(plan: EventValues.Plan, introOffer: Bool, via: Via, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(plan: EventValues.Plan, introOffer: Bool, via: Via, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.plan = plan
         self.introOffer = introOffer
         self.via = via
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2382,6 +3119,9 @@ public struct SubscriptionPurchased: AnalyticsEvent {
         writer.write("via", via)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2397,12 +3137,21 @@ public struct SubscriptionCancelled: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(plan: EventValues.Plan, daysSincePurchase: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(plan: EventValues.Plan, daysSincePurchase: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.plan = plan
         self.daysSincePurchase = daysSincePurchase
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2410,6 +3159,9 @@ public struct SubscriptionCancelled: AnalyticsEvent {
         writer.write("days_since_purchase", daysSincePurchase)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2423,17 +3175,29 @@ public struct RestorePurchasesSuccess: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(plan: EventValues.Plan, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(plan: EventValues.Plan, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.plan = plan
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("plan", plan)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2447,17 +3211,25 @@ public struct RestorePurchasesFailed: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(errorCode: EventValues.ErrorCode, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(errorCode: EventValues.ErrorCode, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, gateName: EventValues.GateName? = nil) {
         self.errorCode = errorCode
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
         writer.write("error_code", errorCode)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2472,12 +3244,18 @@ public struct ErrorShown: AnalyticsEvent {
     public var severity: EventValues.Severity
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(errorCode: EventValues.ErrorCode, screenName: RouteID, severity: EventValues.Severity, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(errorCode: EventValues.ErrorCode, screenName: RouteID, severity: EventValues.Severity, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, gateName: EventValues.GateName? = nil) {
         self.errorCode = errorCode
         self.screenName = screenName
         self.severity = severity
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2485,6 +3263,8 @@ public struct ErrorShown: AnalyticsEvent {
         writer.write("screen_name", screenName)
         writer.write("severity", severity)
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2503,14 +3283,20 @@ public struct PerfFlowBuilderLoaded: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(durationMs: Int, nodesCount: Int, edgesCount: Int, fpsBucket: EventValues.FpsBucket, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(durationMs: Int, nodesCount: Int, edgesCount: Int, fpsBucket: EventValues.FpsBucket, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.durationMs = durationMs
         self.nodesCount = nodesCount
         self.edgesCount = edgesCount
         self.fpsBucket = fpsBucket
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2520,6 +3306,8 @@ public struct PerfFlowBuilderLoaded: AnalyticsEvent {
         writer.write("fps_bucket", fpsBucket)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2538,14 +3326,20 @@ public struct PerfFlowRenderTime: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(durationMs: Int, nodesCount: Int, branchesCount: Int, layoutMode: EventValues.LayoutMode, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(durationMs: Int, nodesCount: Int, branchesCount: Int, layoutMode: EventValues.LayoutMode, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.durationMs = durationMs
         self.nodesCount = nodesCount
         self.branchesCount = branchesCount
         self.layoutMode = layoutMode
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2555,6 +3349,8 @@ public struct PerfFlowRenderTime: AnalyticsEvent {
         writer.write("layout_mode", layoutMode)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2569,13 +3365,22 @@ public struct CrashReported: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(lastScreenName: RouteID, hadUnsavedChanges: Bool, flowDraftId: UUID? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(lastScreenName: RouteID, hadUnsavedChanges: Bool, flowDraftId: UUID? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.lastScreenName = lastScreenName
         self.hadUnsavedChanges = hadUnsavedChanges
         self.flowDraftId = flowDraftId
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2584,6 +3389,9 @@ public struct CrashReported: AnalyticsEvent {
         if let flowDraftId { writer.write("flow_draft_id", flowDraftId) }
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2600,14 +3408,23 @@ public struct AbuseRateLimitTriggered: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(limitName: EventValues.LimitName, window: EventValues.Window, attemptsInWindow: Int, actionBlocked: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(limitName: EventValues.LimitName, window: EventValues.Window, attemptsInWindow: Int, actionBlocked: Bool, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.limitName = limitName
         self.window = window
         self.attemptsInWindow = attemptsInWindow
         self.actionBlocked = actionBlocked
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2617,6 +3434,9 @@ public struct AbuseRateLimitTriggered: AnalyticsEvent {
         writer.write("action_blocked", actionBlocked)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2634,13 +3454,22 @@ public struct AbuseWarningLadderStep: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
+    /// The gate hit. Values name the rule, never the user.
+    public var gateName: EventValues.GateName?
 
-    public init(ladderStep: Int, reasonCode: EventValues.ReasonCode, cooldownHours: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(ladderStep: Int, reasonCode: EventValues.ReasonCode, cooldownHours: Int, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil, gateName: EventValues.GateName? = nil) {
         self.ladderStep = ladderStep
         self.reasonCode = reasonCode
         self.cooldownHours = cooldownHours
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
+        self.gateName = gateName
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2649,6 +3478,9 @@ public struct AbuseWarningLadderStep: AnalyticsEvent {
         writer.write("cooldown_hours", cooldownHours)
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
+        if let gateName { writer.write("gate_name", gateName) }
     }
 }
 
@@ -2663,12 +3495,18 @@ public struct GateAttempt: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
 
-    public init(gateName: EventValues.GateName, surface: EventValues.Surface? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(gateName: EventValues.GateName, surface: EventValues.Surface? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil) {
         self.gateName = gateName
         self.surface = surface
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2676,6 +3514,8 @@ public struct GateAttempt: AnalyticsEvent {
         if let surface { writer.write("surface", surface) }
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
     }
 }
 
@@ -2691,13 +3531,19 @@ public struct GateResult: AnalyticsEvent {
     public var screenName: RouteID?
     /// Where the action started. A closed set so it can never carry text.
     public var entryPoint: EventValues.EntryPoint?
+    /// Timed action duration, up to 24 h. Precondition: 0...86400000; an event outside the range is counted invalid and never queued.
+    public var durationMs: Int?
+    /// An error id from the CH31 dictionary (closed set: the dictionary is authoritative).
+    public var errorCode: EventValues.ErrorCode?
 
-    public init(gateName: EventValues.GateName, result: EventValues.Result, surface: EventValues.Surface? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil) {
+    public init(gateName: EventValues.GateName, result: EventValues.Result, surface: EventValues.Surface? = nil, screenName: RouteID? = nil, entryPoint: EventValues.EntryPoint? = nil, durationMs: Int? = nil, errorCode: EventValues.ErrorCode? = nil) {
         self.gateName = gateName
         self.result = result
         self.surface = surface
         self.screenName = screenName
         self.entryPoint = entryPoint
+        self.durationMs = durationMs
+        self.errorCode = errorCode
     }
 
     public func writeProperties(to writer: inout PropertyWriter) {
@@ -2706,6 +3552,8 @@ public struct GateResult: AnalyticsEvent {
         if let surface { writer.write("surface", surface) }
         if let screenName { writer.write("screen_name", screenName) }
         if let entryPoint { writer.write("entry_point", entryPoint) }
+        if let durationMs { writer.write("duration_ms", durationMs) }
+        if let errorCode { writer.write("error_code", errorCode) }
     }
 }
 

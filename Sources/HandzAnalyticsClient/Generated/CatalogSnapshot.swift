@@ -162,7 +162,7 @@ enum CatalogSnapshot {
             "via": PropertyDefinition(name: "via", type: .string, allowedValues: ["picker", "search", "drag", "duplicate", "suggestion", "paywall", "settings"]),
             "window": PropertyDefinition(name: "window", type: .string, allowedValues: ["minute", "hour", "day", "week", "month"]),
         ],
-        envelope: EnvelopeDefinition(required: ["event_id", "event_name", "event_time_utc", "app_version", "build_number", "platform", "os_version", "device_model", "locale", "timezone", "session_id", "install_id", "user_state", "analytics_opt_in", "network_state"], optional: ["user_id"], commonOptional: ["screen_name", "entry_point", "experiment_id", "flag_state_snapshot"]),
+        envelope: EnvelopeDefinition(required: ["event_id", "event_name", "event_time_utc", "app_version", "build_number", "platform", "os_version", "device_model", "locale", "timezone", "session_id", "install_id", "user_state", "analytics_opt_in", "network_state"], optional: ["user_id"], commonOptional: ["screen_name", "entry_point", "duration_ms", "error_code", "gate_name", "experiment_id", "flag_state_snapshot"]),
         events: [
             EventDefinition(name: "app_open", status: .enabled, domain: "app", spec: "CH33 §6.1", properties: [EventPropertyRule(name: "start_type", isRequired: true), EventPropertyRule(name: "launch_source", isRequired: true)]),
             EventDefinition(name: "app_background", status: .enabled, domain: "app", spec: "CH33 §6.1", properties: [EventPropertyRule(name: "foreground_duration_ms", isRequired: true), EventPropertyRule(name: "open_screens_count", isRequired: true)]),

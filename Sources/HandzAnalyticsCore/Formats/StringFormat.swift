@@ -5,7 +5,7 @@
 /// and `pattern`, the equivalent ECMA-262 regular expression the JSON Schema export uses. A test
 /// checks that the two agree.
 public enum StringFormat: String, Sendable, CaseIterable {
-    /// RFC 9562 UUID, 8-4-4-4-12 hex digits, version 1–8, variant `10xx` (CH33 §1, §3.1).
+    /// RFC 9562 UUID, 8-4-4-4-12 hex digits, version 4 or 7 (random), variant `10xx` (CH33 §1, §3.1).
     case uuid
     /// ISO-8601 date-time in UTC: `2026-03-01T12:00:00Z`, optional 1–9 fraction digits, `Z` or
     /// `+00:00`; a real calendar date in 2000–2099, seconds 00–59 (CH33 §3.2 `event_time_utc`).
@@ -56,7 +56,7 @@ public enum StringFormat: String, Sendable, CaseIterable {
     /// A short description for messages and docs (never includes a value).
     public var summary: String {
         switch self {
-        case .uuid: "an RFC 9562 UUID (8-4-4-4-12 hex, version 1-8)"
+        case .uuid: "a random RFC 9562 UUID (8-4-4-4-12 hex, version 4 or 7)"
         case .timestampUTC: "an ISO-8601 UTC date-time (YYYY-MM-DDTHH:MM:SS[.fff]Z, a real date in 2000-2099)"
         case .slug: "a slug ([a-z0-9][a-z0-9_]{0,63})"
         case .routeID: "a route id (e.g. auth/welcome)"
@@ -94,7 +94,7 @@ public enum StringFormat: String, Sendable, CaseIterable {
         let body: String
         switch self {
         case .uuid:
-            body = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
+            body = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[47][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
         case .timestampUTC:
             let longMonths = "20[0-9]{2}-(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])"
             let shortMonths = "20[0-9]{2}-(0[469]|11)-(0[1-9]|[12][0-9]|30)"

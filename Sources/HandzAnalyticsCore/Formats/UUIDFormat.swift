@@ -1,13 +1,15 @@
-/// RFC 9562 UUIDs in their 36-character text form. The version nibble must be 1–8 and the variant
-/// bits `10`, which also rejects the nil UUID and hand-made values such as
-/// `00000000-0000-0000-0000-005551234567` (CH33 §1: identifiers are random UUIDs).
+/// RFC 9562 UUIDs in their 36-character text form, of the random versions only: 4 (random) or 7
+/// (time-ordered, random below the millisecond), with the variant bits `10`. CH33 §1 and §3.1 make
+/// every identifier a random UUID: versions 1 and 6 carry a MAC address, 3 and 5 are derived from a
+/// name (`uuid5(email)` would put a hash of an email in the store), 8 is free-form. The check also
+/// rejects the nil UUID and hand-made values such as `00000000-0000-0000-0000-005551234567`.
 public enum UUIDFormat {
     @inlinable
     public static func matches(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
         guard n == 36,
               ByteClass.at(p, 8) == UInt8(ascii: "-"), ByteClass.at(p, 13) == UInt8(ascii: "-"),
               ByteClass.at(p, 18) == UInt8(ascii: "-"), ByteClass.at(p, 23) == UInt8(ascii: "-"),
-              ByteClass.at(p, 14) &- UInt8(ascii: "1") < 8
+              ByteClass.at(p, 14) == UInt8(ascii: "4") || ByteClass.at(p, 14) == UInt8(ascii: "7")
         else { return false }
         let variant = ByteClass.at(p, 19) | 0x20
         guard variant == UInt8(ascii: "8") || variant == UInt8(ascii: "9") || variant == UInt8(ascii: "a") || variant == UInt8(ascii: "b") else { return false }
