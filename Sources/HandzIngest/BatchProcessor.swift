@@ -61,7 +61,7 @@ struct BatchProcessor {
             let time = validator.withString(ids.eventTime, in: event) { TimestampFormat.parse($0!.baseAddress!, $0!.count)! }
             rows.beginRow(eventID: uuid, eventTimeMs: time.seconds * 1000 + Int64(time.nanoseconds / 1_000_000))
             for column in ids.columns {
-                validator.withString(column.id, in: event) { value in
+                validator.withText(column.id, in: event) { value in
                     if column.isUUID, let value { rows.appendLowercasedField(value) } else { rows.appendField(value) }
                 }
             }

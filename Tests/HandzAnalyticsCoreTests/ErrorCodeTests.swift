@@ -181,6 +181,24 @@ import Testing
         #expect(findings(verdict(save)) == ["invalid_uuid /properties/flow_id"])
     }
 
+    /// CH33 §3.2 types build_number "string/int".
+    @Test("build_number: a string, or a non-negative integer of at most nine digits")
+    func buildNumberStringOrInteger() {
+        for accepted: Any in ["418", "2026.3.1", 418, 0, 999_999_999] {
+            var event = EventBuilder("app_open")
+            event["build_number"] = accepted
+            #expect(verdict(event).isAccepted, "\(accepted)")
+        }
+        for refused: Any in [-1, 1_000_000_000, 4.5, true] {
+            var event = EventBuilder("app_open")
+            event["build_number"] = refused
+            #expect(findings(verdict(event)) == ["type_mismatch /build_number"], "\(refused)")
+        }
+        var exponent = EventBuilder("app_open")
+        exponent["build_number"] = 418
+        #expect(findings(verdict(exponent.json.replacingOccurrences(of: "\"build_number\":418", with: "\"build_number\":4.18e2"))) == ["type_mismatch /build_number"])
+    }
+
     /// CH33 §3.2 "Optional Common Properties": duration_ms, error_code and gate_name may ride on
     /// any event, with their catalogued types and closed sets.
     @Test("duration_ms, error_code and gate_name are accepted on any event, and still checked")

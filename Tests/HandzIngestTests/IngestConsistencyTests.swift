@@ -39,6 +39,16 @@ import Testing
         #expect(try fixture.count("SELECT COUNT(*) FROM events WHERE user_id GLOB '*[A-F]*' OR install_id GLOB '*[A-F]*' OR session_id GLOB '*[A-F]*'") == 0)
     }
 
+    @Test("an integer build_number (§3.2 string/int) is stored as its decimal text")
+    func integerBuildNumberStoredAsText() async throws {
+        let fixture = try IngestServiceTests.Fixture()
+        var event = EventBuilder("app_open", seed: 61)
+        event["build_number"] = 418
+        let answer = await fixture.send([event.json])
+        #expect(IngestServiceTests.json(answer)["accepted"] as? Int == 1)
+        #expect(try fixture.count("SELECT COUNT(*) FROM events WHERE build_number = '418' AND typeof(build_number) = 'text'") == 1)
+    }
+
     @Test("DELETE /v1/users/{id} with the id in upper or lower case unlinks every event the user sent")
     func deletionMatchesAnyCase() async throws {
         for spelling in [Self.upperUser, Self.upperUser.lowercased()] {

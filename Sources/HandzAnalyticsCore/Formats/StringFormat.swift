@@ -53,6 +53,13 @@ public enum StringFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// The JSON integers a property of this format also accepts, as their decimal text: CH33 §3.2
+    /// types `build_number` "string/int", so a client may send `418` for `"418"`. The range is the
+    /// format's own (1–9 digits), and the store keeps the value as text either way.
+    public var integerForm: ClosedRange<Int64>? {
+        self == .buildNumber ? 0...999_999_999 : nil
+    }
+
     /// A short description for messages and docs (never includes a value).
     public var summary: String {
         switch self {

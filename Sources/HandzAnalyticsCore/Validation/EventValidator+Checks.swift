@@ -137,6 +137,14 @@ extension ValidationRun {
                 issues.add(.outOfRange, path(id, inProperties: inProperties), "expected \(catalog.checkInfo[checkIndex].expectation)")
             }
         case .string:
+            // A format with an integer form (build_number, §3.2 "string/int") also takes a JSON
+            // integer in its range.
+            if span.kind == .number, let range = check.format?.integerForm {
+                if !span.isInteger || span.isOverflow || !range.contains(span.integerValue) {
+                    issues.add(.typeMismatch, path(id, inProperties: inProperties), "expected a string or an integer in \(range.lowerBound)...\(range.upperBound)")
+                }
+                return
+            }
             guard span.kind == .string else {
                 issues.add(.typeMismatch, path(id, inProperties: inProperties), "expected a string, got \(span.kind.name)")
                 return

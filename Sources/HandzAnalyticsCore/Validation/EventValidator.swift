@@ -70,6 +70,17 @@ public struct EventValidator: Sendable {
     }
 }
 
+extension EventValidator {
+    /// Like ``withString(_:in:_:)``, and for a number the literal as written (`418`): the text the
+    /// store keeps for a property whose format has an integer form (`build_number`).
+    public func withText<R>(_ propertyID: Int, in event: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        if let span = span(of: propertyID), span.kind == .number, let base = event.baseAddress {
+            return try body(UnsafeRawBufferPointer(start: base + Int(span.start), count: Int(span.length)))
+        }
+        return try withString(propertyID, in: event, body)
+    }
+}
+
 /// The validator's reusable scratch memory: one span per property id, stamped with a generation
 /// so it never needs clearing, plus the lists of ids seen in the current event.
 final class ValidatorStorage: @unchecked Sendable {

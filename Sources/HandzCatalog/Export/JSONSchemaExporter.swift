@@ -129,7 +129,14 @@ public struct JSONSchemaExporter {
             if let minimum = definition.minimum { pairs.append(("minimum", .integer(minimum))) }
             if let maximum = definition.maximum { pairs.append(("maximum", .integer(maximum))) }
         case .string:
-            pairs.append(("type", .string("string")))
+            if let range = definition.format?.integerForm {
+                // §3.2 "string/int": `pattern` applies to the string, the bounds to the integer.
+                pairs.append(("type", .array([.string("string"), .string("integer")])))
+                pairs.append(("minimum", .integer(range.lowerBound)))
+                pairs.append(("maximum", .integer(range.upperBound)))
+            } else {
+                pairs.append(("type", .string("string")))
+            }
             if let values = definition.allowedValues {
                 pairs.append(("enum", .array(values.map { .string($0) })))
             } else if let format = definition.format {
