@@ -114,11 +114,15 @@ def compare(panel, tables, result, index):
         shown = [number(row[2]) for row in tables[0][1:]]
         got = {int(r[1]): int(r[2]) for r in result if r[0] is None}
         return shown == [got.get(step, 0) for step in range(1, len(shown) + 1)]
-    if panel["type"] == "table" and tables and tables[-1] and tables[-1][0] == ["Measure", "Value", "Numerator", "Denominator"]:
+    if panel["type"] == "table" and tables and tables[-1] and tables[-1][0][:4] == ["Measure", "Value", "Numerator", "Denominator"]:
         row = tables[-1][1 + index]
         if row[2] == "–":  # a median: (median_ms, actors)
             return number(row[3]) == int(result[0][1] or 0)
-        return [number(row[2]), number(row[3])] == [int(result[0][0] or 0), int(result[0][1] or 0)]
+        same = [number(row[2]), number(row[3])] == [int(result[0][0] or 0), int(result[0][1] or 0)]
+        # Cohort KPIs also return left_out (members whose window ends after the data ends).
+        if len(result[0]) > 2 and len(row) > 4:
+            same = same and number(row[4]) == int(result[0][2] or 0)
+        return same
     return None
 
 
