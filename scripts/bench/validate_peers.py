@@ -67,6 +67,10 @@ def msgspec_type(schema, defs):
     if "enum" in schema:
         return Literal[tuple(schema["enum"])]
     kind = schema["type"]
+    if isinstance(kind, list):
+        # `type: [string, integer]` (build_number, CH33 §3.2 "string/int"): each alternative with
+        # the keywords that apply to it.
+        return Union[tuple(msgspec_type({**schema, "type": one}, defs) for one in kind)]
     if kind == "boolean":
         return bool
     if kind == "integer":
