@@ -36,23 +36,32 @@ import Testing
     func honoursRetryAfterOn503() async throws {
         let world = try ServerWorld()
         try world.start()
-        // Queue first, with automatic flushing off, then open the maintenance window and flush.
-        // The window is long (6 s) because on a loaded machine the first request can trail the
-        // flush by seconds (this test failed in CI with a 2 s and a 3 s window).
+        // Queue first, with automatic flushing off, then open a 4 s maintenance window and flush.
+        // On a loaded 2-core machine the first request can trail the flush by more than the
+        // window (CI failed with 2, 3 and 6 s windows and a single try), so the scenario is run
+        // again with fresh events, at most three times, until a request has met the window. The
+        // property checked is the same in every round; only the setup is repeated.
         let queue = world.directory.appendingPathComponent("queue.sqlite")
         var configuration = world.configuration(queue: queue)
         configuration.flushInterval = 3_600
         configuration.flushThreshold = 100_000
         let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
-        for _ in 0..<10 { client.track(Self.appOpen()) }
-        #expect(eventually(timeout: 10) { client.diagnostics().queuedEvents == 10 })
-        #expect(try await world.admin("/v1/admin/maintenance?seconds=6") == 200)
-        client.flush()
-        #expect(client.drain(timeout: 40))
+        var batches: [(timeMs: Int64, status: Int)] = []
+        for round in 1...3 {
+            let before = world.batches().count
+            for _ in 0..<10 { client.track(Self.appOpen()) }
+            #expect(eventually(timeout: 10) { client.diagnostics().queuedEvents == 10 })
+            #expect(try await world.admin("/v1/admin/maintenance?seconds=4") == 200)
+            client.flush()
+            #expect(client.drain(timeout: 40))
+            #expect(try world.scalar("SELECT COUNT(*) FROM events") == Int64(10 * round))
+            batches = Array(world.batches().dropFirst(before))
+            if batches.contains(where: { $0.status == 503 }) { break }
+            #expect(try await world.admin("/v1/admin/maintenance?seconds=0") == 200)
+        }
         client.shutdown()
-        let batches = world.batches()
         let refused = batches.filter { $0.status == 503 }
-        #expect(!refused.isEmpty)
+        #expect(!refused.isEmpty, "no request met the window in three rounds: \(batches.map(\.status))")
         // Retry-After is the whole seconds left in the window, rounded up (at least 1): a client
         // that waits that long retries once the window has closed, so one 503 (two if a retry
         // lands on the rounding edge). One that waited less — a 1 s cap, or its own backoff —
@@ -62,7 +71,6 @@ import Testing
         }
         #expect(refused.count <= 2)
         #expect(batches.last?.status == 200)
-        #expect(try world.scalar("SELECT COUNT(*) FROM events") == 10)
     }
 
     @Test("429 with Retry-After from the per-install rate limit: backoff honoured, then delivery")
