@@ -36,40 +36,42 @@ import Testing
     func honoursRetryAfterOn503() async throws {
         let world = try ServerWorld()
         try world.start()
-        // Queue first, with automatic flushing off, then open a 4 s maintenance window and flush.
-        // On a loaded 2-core machine the first request can trail the flush by more than the
-        // window (CI failed with 2, 3 and 6 s windows and a single try), so the scenario is run
-        // again with fresh events, at most three times, until a request has met the window. The
-        // property checked is the same in every round; only the setup is repeated.
+        // Queue first, with automatic flushing off, then open a maintenance window and flush.
+        // On a loaded 2-core machine the first request can trail the flush by many seconds (CI
+        // failed with fixed 2, 3, 4 and 6 s windows), so the window is held open — renewed to 6 s
+        // every 400 ms — until the access log shows the first 503, and only then left to close.
+        // The renewals rotate through three lengths so no two identical admin requests fall in
+        // one second (an identical signed admin request is a replay and refused).
         let queue = world.directory.appendingPathComponent("queue.sqlite")
         var configuration = world.configuration(queue: queue)
         configuration.flushInterval = 3_600
         configuration.flushThreshold = 100_000
         let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
-        var batches: [(timeMs: Int64, status: Int)] = []
-        for round in 1...3 {
-            let before = world.batches().count
-            for _ in 0..<10 { client.track(Self.appOpen()) }
-            #expect(eventually(timeout: 10) { client.diagnostics().queuedEvents == 10 })
-            #expect(try await world.admin("/v1/admin/maintenance?seconds=4") == 200)
-            client.flush()
-            #expect(client.drain(timeout: 40))
-            #expect(try world.scalar("SELECT COUNT(*) FROM events") == Int64(10 * round))
-            batches = Array(world.batches().dropFirst(before))
-            if batches.contains(where: { $0.status == 503 }) { break }
-            #expect(try await world.admin("/v1/admin/maintenance?seconds=0") == 200)
+        for _ in 0..<10 { client.track(Self.appOpen()) }
+        #expect(eventually(timeout: 10) { client.diagnostics().queuedEvents == 10 })
+        #expect(try await world.admin("/v1/admin/maintenance?seconds=6") == 200)
+        client.flush()
+        let deadline = Date().addingTimeInterval(60)
+        var renewal = 0
+        while !world.batches().contains(where: { $0.status == 503 }), Date() < deadline {
+            try await Task.sleep(nanoseconds: 400_000_000)
+            renewal += 1
+            _ = try await world.admin("/v1/admin/maintenance?seconds=\(5 + renewal % 3)")
         }
+        #expect(client.drain(timeout: 60))
         client.shutdown()
+        #expect(try world.scalar("SELECT COUNT(*) FROM events") == 10)
+        let batches = world.batches()
         let refused = batches.filter { $0.status == 503 }
-        #expect(!refused.isEmpty, "no request met the window in three rounds: \(batches.map(\.status))")
+        #expect(!refused.isEmpty, "no request met the window: \(batches.map(\.status))")
         // Retry-After is the whole seconds left in the window, rounded up (at least 1): a client
-        // that waits that long retries once the window has closed, so one 503 (two if a retry
-        // lands on the rounding edge). One that waited less — a 1 s cap, or its own backoff —
-        // would be refused again and again.
+        // that waits that long retries once the window has closed — or, when a renewal sent just
+        // before the test saw the 503 extended it, once or twice more. One that waited less (a 1 s
+        // cap, or its own 0.2 s backoff) would be refused five times or more in a 5–7 s window.
         for (index, batch) in batches.enumerated() where batch.status == 503 && index + 1 < batches.count {
             #expect(batches[index + 1].timeMs - batch.timeMs >= 950)
         }
-        #expect(refused.count <= 2)
+        #expect(refused.count <= 3, "statuses: \(batches.map(\.status))")
         #expect(batches.last?.status == 200)
     }
 
