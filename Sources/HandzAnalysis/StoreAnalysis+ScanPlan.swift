@@ -37,8 +37,9 @@ final class EventCountsCache {
 }
 
 extension FunnelDefinition {
-    /// Every event the funnel reads.
-    var eventNames: [String] { steps.flatMap(\.events) }
+    /// Every event the funnel reads by name (a success on any event, F1's, reads by its filter
+    /// too, which no name index serves).
+    var eventNames: [String] { steps.flatMap(\.events) + (successCondition?.events ?? []) }
 }
 
 extension KPIDefinition {

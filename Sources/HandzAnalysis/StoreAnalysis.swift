@@ -24,12 +24,17 @@ public final class StoreAnalysis {
         let sql = try planned(try FunnelSQLBuilder(catalog: catalog, dialect: .sqlite).eventsSQL(query), events: query.funnel.eventNames)
         let statement = try database.prepare(sql)
         defer { statement.reset() }
-        let steps = Int32(query.funnel.steps.count)
+        // Columns: actor, t, id, bd, s1…sn, then sx with a success condition, then the linked ids
+        // of a funnel across people.
+        let flags = Int32(query.funnel.steps.count + (query.funnel.successCondition == nil ? 0 : 1))
+        let linked = query.funnel.handoffIndex == nil ? 0 : Int32(FunnelSQLBuilder.linkProperties(query.funnel).count)
         var evaluator = FunnelEvaluator(query: query)
         while try statement.step() {
             var mask: UInt32 = 0
-            for k in 0..<steps where statement.int64(4 + k) != 0 { mask |= 1 << UInt32(k) }
-            evaluator.add(actor: statement.text(0) ?? "", timeMs: statement.int64(1), eventID: statement.blob(2), steps: mask, breakdown: statement.text(3))
+            for k in 0..<flags where statement.int64(4 + k) != 0 { mask |= 1 << UInt32(k) }
+            let values = (0..<linked).map { statement.text(4 + flags + $0) }
+            evaluator.add(actor: statement.text(0) ?? "", timeMs: statement.int64(1), eventID: statement.blob(2), steps: mask,
+                          breakdown: statement.text(3), values: values)
         }
         return evaluator.report()
     }
@@ -49,7 +54,7 @@ public final class StoreAnalysis {
 
     func funnelRows(_ sql: String) throws -> [FunnelRow] {
         try database.prepare(sql).query { row in
-            FunnelRow(breakdown: row.text(0), step: Int(row.int64(1)), actors: row.int64(2), medianMs: row.isNull(3) ? nil : row.int64(3))
+            FunnelRow(breakdown: row.text(0), step: Int(row.int64(1)), actors: row.int64(2), medianMs: row.isNull(3) ? nil : row.int64(3), links: row.int64(4))
         }
     }
 }

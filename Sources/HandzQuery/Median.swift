@@ -14,10 +14,10 @@ public enum Median {
 
 enum MedianSQL {
     /// `name AS (SELECT *, r, n FROM source)`: row number and count per partition, by `value`.
-    static func rankedCTE(name: String, source: String, partition: String, value: String) -> String {
+    static func rankedCTE(name: String, source: String, partition: String, value: String, carrying extra: [String] = []) -> String {
         """
         \(name) AS (
-          SELECT \(partition), \(value), ROW_NUMBER() OVER (PARTITION BY \(partition) ORDER BY \(value)) AS r,
+          SELECT \(([partition, value] + extra).joined(separator: ", ")), ROW_NUMBER() OVER (PARTITION BY \(partition) ORDER BY \(value)) AS r,
                  COUNT(*) OVER (PARTITION BY \(partition)) AS n
           FROM \(source)
         )

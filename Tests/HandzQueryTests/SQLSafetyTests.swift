@@ -86,7 +86,7 @@ import Testing
         #expect(throws: QueryError.invalidWindow) { try builder.sql(FunnelQuery(funnel: f0, fromMs: 0, toMs: 5, windowMs: 0)) }
     }
 
-    @Test("a funnel needs 2 to 32 steps, in every dialect and in the events read for the chain walk")
+    @Test("a funnel needs 2 to 31 steps (the 32-bit mask holds the success too), in every dialect and in the events read for the chain walk")
     func stepLimit() throws {
         let catalog = RepositoryCatalog.catalog
         let tooLong = fixtureFunnel(Array(repeating: ["app_open"], count: FunnelDefinition.maxSteps + 1))

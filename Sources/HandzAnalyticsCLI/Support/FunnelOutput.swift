@@ -1,3 +1,4 @@
+import HandzAnalyticsCore
 import HandzQuery
 import HandzSynthetic
 
@@ -24,6 +25,7 @@ enum FunnelOutput {
         json.field("actor", report.query.actor.rawValue)
         json.key("steps")
         steps(report.steps, &json)
+        success(report.success, &json)
         if let buckets = report.breakdown {
             json.field("breakdown_property", report.query.breakdown ?? "")
             json.key("breakdown")
@@ -34,6 +36,7 @@ enum FunnelOutput {
                 if let value = bucket.value { json.string(value) } else { json.null() }
                 json.key("steps")
                 steps(bucket.steps, &json)
+                success(bucket.success, &json)
                 json.endObject()
             }
             json.endArray()
@@ -44,36 +47,48 @@ enum FunnelOutput {
 
     static func steps(_ steps: [FunnelStepResult], _ json: inout JSONText) {
         json.beginArray()
-        for step in steps {
-            json.beginObject()
-            json.field("index", step.index)
-            json.key("events")
-            json.beginArray()
-            for event in step.events { json.string(event) }
-            json.endArray()
-            json.field("actors", step.actors)
-            json.key("conversion_from_start")
-            if let value = step.conversionFromStart { json.double(value) } else { json.null() }
-            json.key("conversion_from_previous")
-            if let value = step.conversionFromPrevious { json.double(value) } else { json.null() }
-            json.key("median_seconds_from_previous")
-            if let value = step.medianMsFromPrevious { json.raw(decimalSeconds(value)) } else { json.null() }
-            json.endObject()
-        }
+        for step in steps { self.step(step, &json) }
         json.endArray()
     }
 
+    /// `"success": {…}` — the success row, shaped like a step (`index` n + 1, `events` the
+    /// success events; `conversion_from_previous` and the median are from the step it follows).
+    static func success(_ success: FunnelStepResult?, _ json: inout JSONText) {
+        guard let success else { return }
+        json.key("success")
+        step(success, &json)
+    }
+
+    static func step(_ step: FunnelStepResult, _ json: inout JSONText) {
+        json.beginObject()
+        json.field("index", step.index)
+        json.key("events")
+        json.beginArray()
+        for event in step.events { json.string(event) }
+        json.endArray()
+        json.field("actors", step.actors)
+        if let links = step.links { json.field("links", links) }
+        json.key("conversion_from_start")
+        if let value = step.conversionFromStart { json.double(value) } else { json.null() }
+        json.key("conversion_from_previous")
+        if let value = step.conversionFromPrevious { json.double(value) } else { json.null() }
+        json.key("median_seconds_from_previous")
+        if let value = step.medianMsFromPrevious { json.raw(decimalSeconds(value)) } else { json.null() }
+        json.endObject()
+    }
+
     static func csv(_ report: FunnelReport) -> String {
-        var lines = ["breakdown,step,events,actors,conversion_from_start,conversion_from_previous,median_seconds_from_previous"]
-        func add(_ bucket: String, _ steps: [FunnelStepResult]) {
-            for step in steps {
-                lines.append([bucket, String(step.index), step.events.joined(separator: "|"), String(step.actors),
+        var lines = ["breakdown,step,events,actors,links,conversion_from_start,conversion_from_previous,median_seconds_from_previous"]
+        func add(_ bucket: String, _ steps: [FunnelStepResult], _ success: FunnelStepResult?) {
+            for step in steps + (success.map { [$0] } ?? []) {
+                let label = step.index > report.query.funnel.steps.count ? "success" : String(step.index)
+                lines.append([bucket, label, step.events.joined(separator: "|"), String(step.actors), step.links.map { String($0) } ?? "",
                               step.conversionFromStart.map { String($0) } ?? "", step.conversionFromPrevious.map { String($0) } ?? "",
                               step.medianMsFromPrevious.map(decimalSeconds) ?? ""].joined(separator: ","))
             }
         }
-        add("", report.steps)
-        for bucket in report.breakdown ?? [] { add(bucket.value ?? "(null)", bucket.steps) }
+        add("", report.steps, report.success)
+        for bucket in report.breakdown ?? [] { add(bucket.value ?? "(null)", bucket.steps, bucket.success) }
         return lines.joined(separator: "\n")
     }
 
@@ -81,18 +96,28 @@ enum FunnelOutput {
         let query = report.query
         var out = "\(query.funnel.id) — \(query.funnel.title)\n"
         out += "\(isoTime(query.fromMs)) … \(isoTime(query.toMs)), window \(decimalSeconds(query.windowMs)) s, actor \(query.actor.rawValue)\n"
-        out += stepTable(report.steps)
+        if let handoff = query.funnel.handoffIndex {
+            out += "steps 1–\(handoff) count senders; steps \(handoff + 1)+ and success count receivers (one per link and receiving actor)\n"
+        }
+        out += stepTable(report.steps, report.success, funnel: query.funnel)
         for bucket in report.breakdown ?? [] {
-            out += "\n\(query.breakdown ?? "") = \(bucket.value ?? "(null)")\n" + stepTable(bucket.steps)
+            out += "\n\(query.breakdown ?? "") = \(bucket.value ?? "(null)")\n" + stepTable(bucket.steps, bucket.success, funnel: query.funnel)
+        }
+        if let success = query.funnel.successCondition {
+            out += "success: \(query.funnel.success) (after step \(success.afterStep))\n"
         }
         return out
     }
 
-    static func stepTable(_ steps: [FunnelStepResult]) -> String {
-        var rows = [["step", "events", "actors", "from start", "from previous", "median from previous (s)"]]
-        for step in steps {
-            rows.append([String(step.index), step.events.joined(separator: " | "), String(step.actors), percent(step.conversionFromStart),
-                         step.index == 1 ? "–" : percent(step.conversionFromPrevious), step.medianMsFromPrevious.map(decimalSeconds) ?? "–"])
+    static func stepTable(_ steps: [FunnelStepResult], _ success: FunnelStepResult?, funnel: FunnelDefinition) -> String {
+        let linked = funnel.handoffIndex != nil
+        var rows = [["step", "events", "actors"] + (linked ? ["links"] : []) + ["from start", "from previous", "median from previous (s)"]]
+        for step in steps + (success.map { [$0] } ?? []) {
+            let label = step.index > funnel.steps.count ? "success" : String(step.index)
+            let events = step.events.isEmpty ? "(any event)" : step.events.joined(separator: " | ")
+            rows.append([label, events, String(step.actors)] + (linked ? [step.links.map { String($0) } ?? "–"] : [])
+                        + [percent(step.conversionFromStart), step.index == 1 ? "–" : percent(step.conversionFromPrevious),
+                           step.medianMsFromPrevious.map(decimalSeconds) ?? "–"])
         }
         return TextTable.render(rows)
     }

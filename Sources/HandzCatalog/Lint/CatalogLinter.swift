@@ -290,7 +290,8 @@ struct Lint {
             if funnel.steps.count > FunnelDefinition.maxSteps {
                 error(location, "funnel \(funnel.id) has \(funnel.steps.count) steps; at most \(FunnelDefinition.maxSteps)")
             }
-            if funnel.success.isEmpty { error(location, "funnel \(funnel.id) needs a success definition") }
+            if funnel.success.isEmpty { error(location, "funnel \(funnel.id) needs a success description") }
+            checkSuccessAndLinks(funnel, at: location, byName: byName)
             for (index, step) in funnel.steps.enumerated() {
                 let at = sources.funnelSteps["\(funnel.id)/\(index + 1)"] ?? location
                 if step.events.isEmpty { error(at, "funnel \(funnel.id) step \(index + 1) names no event") }

@@ -298,7 +298,7 @@ struct LoaderState {
                 case "title": funnel.title = reader.string(fieldValue, "\(id).title") ?? ""
                 case "spec": funnel.spec = reader.string(fieldValue, "\(id).spec") ?? ""
                 case "window": funnel.windowSeconds = reader.duration(fieldValue, "\(id).window") ?? 0
-                case "success": funnel.success = reader.string(fieldValue, "\(id).success") ?? ""
+                case "success": (funnel.success, funnel.successCondition) = readSuccess(&reader, funnel: id, fieldValue)
                 case "note": break
                 default:
                     for (index, stepNode) in (fieldValue.sequence ?? []).enumerated() {
@@ -307,6 +307,7 @@ struct LoaderState {
                     }
                 }
             }
+            if funnel.successCondition?.afterStep == 0 { funnel.successCondition?.afterStep = funnel.steps.count }
             catalog.funnels.append(funnel)
         }
         finish(reader)
@@ -315,17 +316,58 @@ struct LoaderState {
     func readStep(_ reader: inout YAMLReader, funnel: String, index: Int, _ node: Node) -> FunnelStep {
         var step = FunnelStep(events: [])
         let context = "funnel \(funnel) step \(index)"
-        for (field, _, value) in reader.pairs(node, context: context, allowed: ["events", "where", "spec_name", "resolution"]) {
+        for (field, _, value) in reader.pairs(node, context: context, allowed: ["events", "where", "spec_name", "resolution", "actor", "link"]) {
             switch field {
             case "events": step.events = reader.strings(value, "\(context) events")
             case "spec_name": step.specName = reader.string(value, "\(context) spec_name")
             case "resolution": step.resolution = reader.string(value, "\(context) resolution")
-            default:
-                for (property, _, values) in reader.pairs(value, context: "\(context) where") {
-                    step.filters.append(PropertyFilter(property: property, values: reader.strings(values, "\(context) where \(property)")))
-                }
+            case "actor":
+                let actor = reader.string(value, "\(context) actor")
+                if actor != "other" && actor != "same" { reader.problem(value, "\(context) actor must be same or other") }
+                step.otherActor = actor == "other"
+            case "link": step.link = readLink(&reader, context: "\(context) link", value)
+            default: step.filters = readFilters(&reader, context: "\(context) where", value)
             }
         }
         return step
+    }
+
+    func readFilters(_ reader: inout YAMLReader, context: String, _ node: Node) -> [PropertyFilter] {
+        reader.pairs(node, context: context).map { property, _, values in
+            PropertyFilter(property: property, values: reader.strings(values, "\(context) \(property)"))
+        }
+    }
+
+    /// `{step: N, property: P, step_property: Q}` (Q defaults to P).
+    func readLink(_ reader: inout YAMLReader, context: String, _ node: Node) -> FunnelLink {
+        var link = FunnelLink(step: 0, property: "")
+        var stepProperty: String?
+        for (field, _, value) in reader.pairs(node, context: context, allowed: ["step", "property", "step_property"]) {
+            switch field {
+            case "step": link.step = Int(reader.integer(value, "\(context) step") ?? 0)
+            case "property": link.property = reader.string(value, "\(context) property") ?? ""
+            default: stepProperty = reader.string(value, "\(context) step_property")
+            }
+        }
+        link.stepProperty = stepProperty ?? link.property
+        return link
+    }
+
+    /// `success: {description, events, where, after_step, differs}`; `after_step` defaults to the
+    /// last step (resolved by the linter's checks once the steps are read: 0 here means "last").
+    func readSuccess(_ reader: inout YAMLReader, funnel: String, _ node: Node) -> (String, FunnelSuccess?) {
+        let context = "funnel \(funnel) success"
+        var text = ""
+        var success = FunnelSuccess(events: [], afterStep: 0)
+        for (field, _, value) in reader.pairs(node, context: context, allowed: ["description", "events", "where", "after_step", "differs"]) {
+            switch field {
+            case "description": text = reader.string(value, "\(context) description") ?? ""
+            case "events": success.events = reader.strings(value, "\(context) events")
+            case "after_step": success.afterStep = Int(reader.integer(value, "\(context) after_step") ?? 0)
+            case "differs": success.differs = readLink(&reader, context: "\(context) differs", value)
+            default: success.filters = readFilters(&reader, context: "\(context) where", value)
+            }
+        }
+        return (text, success)
     }
 }

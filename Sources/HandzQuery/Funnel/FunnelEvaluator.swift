@@ -15,18 +15,26 @@ import HandzAnalyticsCore
 public struct FunnelEvaluator {
     public let query: FunnelQuery
     let stepCount: Int
+    /// The success condition's bit in ``Event/steps`` (bit n), when the funnel has one.
+    let successBit: UInt32?
     /// Interned breakdown values: an event stores an index, not a string (−1: null).
     var breakdownValues: [String] = []
     var breakdownIndex: [String: Int32] = [:]
     var actors: [String: [Event]] = [:]
+    /// Funnels across people: each event's linked ids (``FunnelSQLBuilder/linkProperties(_:)``
+    /// order), indexed by ``Event/values``.
+    var values: [[String?]] = []
 
-    /// One funnel event: its place in the total order and the steps it matches (bit k−1: step k).
+    /// One funnel event: its place in the total order and the steps it matches (bit k−1: step k;
+    /// bit n: the success condition).
     struct Event {
         var timeMs: Int64
         var idHigh: UInt64
         var idLow: UInt64
         var steps: UInt32
         var breakdown: Int32
+        /// Index into ``FunnelEvaluator/values``; −1 in single-actor funnels.
+        var values: Int32 = -1
 
         /// The total order of CH33 analysis: (event_time_utc, event_id), the id compared as bytes.
         static func before(_ a: Event, _ b: Event) -> Bool {
@@ -39,19 +47,26 @@ public struct FunnelEvaluator {
     public init(query: FunnelQuery) {
         self.query = query
         stepCount = query.funnel.steps.count
+        successBit = query.funnel.successCondition == nil ? nil : UInt32(1) << UInt32(query.funnel.steps.count)
     }
 
     /// Adds one event of the funnel. `eventID` is the stored event_id (16 bytes; the tie-break,
     /// compared as bytes like SQLite compares BLOBs); `steps` has bit k−1 set when the event
-    /// matches step k; `breakdown` is the breakdown property's value (nil without a breakdown, or
-    /// when the event lacks it).
-    public mutating func add(actor: String, timeMs: Int64, eventID: [UInt8], steps: UInt32, breakdown: String?) {
+    /// matches step k and bit n when it matches the success condition; `breakdown` is the
+    /// breakdown property's value (nil without a breakdown, or when the event lacks it); `values`,
+    /// in a funnel across people, the event's linked ids (``FunnelSQLBuilder/linkProperties(_:)``).
+    public mutating func add(actor: String, timeMs: Int64, eventID: [UInt8], steps: UInt32, breakdown: String?, values linked: [String?] = []) {
         var high: UInt64 = 0, low: UInt64 = 0
         for offset in 0..<16 {
             let byte = UInt64(offset < eventID.count ? eventID[offset] : 0)
             if offset < 8 { high = high << 8 | byte } else { low = low << 8 | byte }
         }
-        actors[actor, default: []].append(Event(timeMs: timeMs, idHigh: high, idLow: low, steps: steps, breakdown: intern(breakdown)))
+        var event = Event(timeMs: timeMs, idHigh: high, idLow: low, steps: steps, breakdown: intern(breakdown))
+        if !linked.isEmpty {
+            event.values = Int32(values.count)
+            values.append(linked)
+        }
+        actors[actor, default: []].append(event)
     }
 
     mutating func intern(_ value: String?) -> Int32 {
@@ -67,68 +82,118 @@ public struct FunnelEvaluator {
     /// breakdown, per value of the chain's entry event (the chains are the same either way; the
     /// breakdown only labels them).
     public func report() -> FunnelReport {
+        if query.funnel.handoffIndex != nil { return linkedReport() }
         var overall = StepDeltas(stepCount: stepCount)
         var buckets: [Int32: StepDeltas] = [:]
         for (_, unordered) in actors {
-            guard let chain = bestChain(unordered.sorted(by: Event.before)) else { continue }
-            overall.add(chain.times)
-            if query.breakdown != nil { buckets[chain.breakdown, default: StepDeltas(stepCount: stepCount)].add(chain.times) }
+            guard let chain = bestChain(unordered.sorted(by: Event.before), steps: stepCount) else { continue }
+            overall.add(chain)
+            if query.breakdown != nil { buckets[chain.breakdown, default: StepDeltas(stepCount: stepCount)].add(chain) }
         }
-        let breakdownRows = query.breakdown.map { _ in
+        return FunnelReport(query: query, overall: overall.rows(breakdown: nil), breakdownRows: bucketRows(buckets))
+    }
+
+    func bucketRows(_ buckets: [Int32: StepDeltas]) -> [FunnelRow]? {
+        query.breakdown.map { _ in
             buckets.flatMap { bucket, deltas in deltas.rows(breakdown: bucket >= 0 ? breakdownValues[Int(bucket)] : nil) }
         }
-        return FunnelReport(query: query, overall: overall.rows(breakdown: nil), breakdownRows: breakdownRows)
     }
 
-    /// Per step, the milliseconds from the previous step of every chain that reaches it.
+    /// Per step (and the success as step n + 1), the milliseconds from the previous step (from
+    /// the step the success follows) of every chain that reaches it, and the links reaching it.
     struct StepDeltas {
         var perStep: [[Int64]]
+        var links: [Set<Int>]
 
-        init(stepCount: Int) { perStep = Array(repeating: [], count: stepCount) }
-
-        mutating func add(_ times: [Int64]) {
-            perStep[0].append(0)
-            for k in 1..<times.count { perStep[k].append(times[k] - times[k - 1]) }
+        init(stepCount: Int) {
+            perStep = Array(repeating: [], count: stepCount + 1)
+            links = Array(repeating: [], count: stepCount + 1)
         }
 
-        /// One row per step some chain reaches, as the SQL returns them.
+        mutating func add(_ chain: Chain, from first: Int = 1, link: Int? = nil) {
+            let times = chain.times
+            for k in (first - 1)..<times.count {
+                perStep[k].append(k == 0 ? 0 : times[k] - times[k - 1])
+                if let link { links[k].insert(link) }
+            }
+            if let success = chain.successMs {
+                perStep[perStep.count - 1].append(success - times[chain.successAfter - 1])
+                if let link { links[perStep.count - 1].insert(link) }
+            }
+        }
+
+        /// One row per step some chain (or link) reaches, as the SQL returns them.
         func rows(breakdown: String?) -> [FunnelRow] {
-            perStep.enumerated().filter { !$0.element.isEmpty }.map { offset, values in
-                FunnelRow(breakdown: breakdown, step: offset + 1, actors: Int64(values.count), medianMs: offset == 0 ? nil : Median.lower(values))
+            perStep.indices.filter { !perStep[$0].isEmpty || !links[$0].isEmpty }.map { offset in
+                let values = perStep[offset]
+                return FunnelRow(breakdown: breakdown, step: offset + 1, actors: Int64(values.count),
+                                 medianMs: offset == 0 || values.isEmpty ? nil : Median.lower(values), links: Int64(links[offset].count))
             }
         }
     }
 
-    /// The reported chain of one actor (events in the total order): the highest level over its
-    /// entries, the earliest entry on ties; nil when it has no entry.
-    func bestChain(_ events: [Event]) -> (times: [Int64], breakdown: Int32)? {
-        // next[i * stepCount + k]: the first event after i that matches step k + 1 (−1: none).
-        // Built backwards in one pass, so each chain step is one lookup: linear per actor.
-        var next = [Int32](repeating: -1, count: events.count * stepCount)
-        var seen = [Int32](repeating: -1, count: stepCount)
+    /// A reported chain: step times from step 1 (receivers' chains: the link's times before the
+    /// hand-off), the entry's breakdown, and the success's time.
+    struct Chain {
+        var times: [Int64]
+        var breakdown: Int32
+        var successMs: Int64? = nil
+        /// 1-based step the success follows.
+        var successAfter: Int = 0
+    }
+
+    /// For each event i and each bit k < `width`: the first event after i with bit k (−1: none),
+    /// at `[i * width + k]`. Built backwards in one pass, so each chain step is one lookup.
+    static func nextTable(_ events: [Event], width: Int) -> [Int32] {
+        var next = [Int32](repeating: -1, count: events.count * width)
+        var seen = [Int32](repeating: -1, count: width)
         for index in stride(from: events.count - 1, through: 0, by: -1) {
-            for k in 0..<stepCount { next[index * stepCount + k] = seen[k] }
-            for k in 0..<stepCount where events[index].steps & (1 << UInt32(k)) != 0 { seen[k] = Int32(index) }
+            for k in 0..<width { next[index * width + k] = seen[k] }
+            for k in 0..<width where events[index].steps & (1 << UInt32(k)) != 0 { seen[k] = Int32(index) }
         }
-        var best: (times: [Int64], breakdown: Int32)?
+        return next
+    }
+
+    /// The greedy chain of steps 1…`steps` from the entry at `index`, as event positions.
+    static func greedyChain(_ events: [Event], _ next: [Int32], width: Int, from index: Int, steps: Int, deadline: Int64) -> [Int] {
+        var positions = [index]
+        for k in 1..<steps {
+            let candidate = next[positions[positions.count - 1] * width + k]
+            // The first match after the previous step is the greedy choice; when it is past the
+            // window, every later one is too, and the chain ends.
+            guard candidate >= 0, events[Int(candidate)].timeMs <= deadline else { break }
+            positions.append(Int(candidate))
+        }
+        return positions
+    }
+
+    /// The reported chain of one actor over steps 1…`steps` (events in the total order): the
+    /// highest level over its entries, the earliest entry on ties; nil when it has no entry. With
+    /// a success condition (whole single-actor funnels), the first success event after the
+    /// chain's step-s event, within the window.
+    func bestChain(_ events: [Event], steps: Int) -> Chain? {
+        let withSuccess = steps == stepCount && successBit != nil
+        let width = stepCount + (withSuccess ? 1 : 0)
+        let next = Self.nextTable(events, width: width)
+        var best: [Int]?
         for (index, entry) in events.enumerated()
         where entry.steps & 1 != 0 && entry.timeMs >= query.fromMs && entry.timeMs < query.toMs {
-            var times = [entry.timeMs]
-            var position = index
-            let deadline = entry.timeMs &+ query.windowMs
-            for k in 1..<stepCount {
-                let candidate = next[position * stepCount + k]
-                // The first match after the previous step is the greedy choice; when it is past
-                // the window, every later one is too, and the chain ends.
-                guard candidate >= 0, events[Int(candidate)].timeMs <= deadline else { break }
-                position = Int(candidate)
-                times.append(events[position].timeMs)
-            }
-            if times.count > (best?.times.count ?? 0) {
-                best = (times, entry.breakdown)
-                if times.count == stepCount { break }
+            let chain = Self.greedyChain(events, next, width: width, from: index, steps: steps, deadline: entry.timeMs &+ query.windowMs)
+            if chain.count > (best?.count ?? 0) {
+                best = chain
+                if chain.count == steps { break }
             }
         }
-        return best
+        guard let best else { return nil }
+        let entry = events[best[0]]
+        var chain = Chain(times: best.map { events[$0].timeMs }, breakdown: entry.breakdown)
+        if withSuccess, let after = query.funnel.successCondition?.afterStep, best.count >= after {
+            let candidate = next[best[after - 1] * width + stepCount]
+            if candidate >= 0, events[Int(candidate)].timeMs <= entry.timeMs &+ query.windowMs {
+                chain.successMs = events[Int(candidate)].timeMs
+                chain.successAfter = after
+            }
+        }
+        return chain
     }
 }

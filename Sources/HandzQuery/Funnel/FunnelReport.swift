@@ -1,17 +1,21 @@
 import HandzAnalyticsCore
 
-/// One row of a funnel query's result (see ``FunnelSQLBuilder``).
+/// One row of a funnel query's result (see ``FunnelSQLBuilder``). Step n + 1 is the success.
 public struct FunnelRow: Sendable, Equatable {
     public var breakdown: String?
     public var step: Int
     public var actors: Int64
     public var medianMs: Int64?
+    /// Funnels across people: the links reaching the step (0 before the first actor's last step
+    /// and in single-actor funnels).
+    public var links: Int64
 
-    public init(breakdown: String?, step: Int, actors: Int64, medianMs: Int64?) {
+    public init(breakdown: String?, step: Int, actors: Int64, medianMs: Int64?, links: Int64 = 0) {
         self.breakdown = breakdown
         self.step = step
         self.actors = actors
         self.medianMs = medianMs
+        self.links = links
     }
 }
 
@@ -26,13 +30,19 @@ public struct FunnelStepResult: Sendable, Equatable {
     /// actors / previous step's actors; nil for step 1 or when the previous step has none.
     public var conversionFromPrevious: Double?
     /// Lower median of the milliseconds from the previous step (``Median``); nil for step 1.
+    /// For the success row: from the step the success follows.
     public var medianMsFromPrevious: Int64?
+    /// Funnels across people, from the first actor's last step on: the links reaching the step
+    /// (receivers are counted in `actors`, one per link and receiving actor); nil otherwise.
+    public var links: Int64?
 }
 
 /// The step list of one breakdown value (nil: the explicit null bucket).
 public struct FunnelBucket: Sendable, Equatable {
     public var value: String?
     public var steps: [FunnelStepResult]
+    /// The success row (``FunnelReport/success``) of this bucket.
+    public var success: FunnelStepResult?
 }
 
 /// A funnel's answer: every step (steps no actor reached are listed with 0), and per breakdown
@@ -41,34 +51,63 @@ public struct FunnelBucket: Sendable, Equatable {
 public struct FunnelReport: Sendable, Equatable {
     public var query: FunnelQuery
     public var steps: [FunnelStepResult]
+    /// The success condition's row (index n + 1, `events` the success events): actors whose
+    /// reported chain is followed by a success; conversions from the start and from the step the
+    /// success follows. Nil for a funnel without a success condition.
+    public var success: FunnelStepResult?
     public var breakdown: [FunnelBucket]?
 
     /// Assembles the report from the rows of the overall query and, with a breakdown, of the
     /// breakdown query. Buckets are ordered by value, the null bucket last.
     public init(query: FunnelQuery, overall: [FunnelRow], breakdownRows: [FunnelRow]? = nil) {
         self.query = query
-        steps = Self.steps(query.funnel, overall)
+        (steps, success) = Self.steps(query.funnel, overall)
         breakdown = breakdownRows.map { rows in
             let values = Set(rows.map(\.breakdown))
             let ordered = values.compactMap { $0 }.sorted().map(Optional.some) + (values.contains(nil) ? [nil] : [])
-            return ordered.map { value in FunnelBucket(value: value, steps: Self.steps(query.funnel, rows.filter { $0.breakdown == value })) }
+            return ordered.map { value in
+                let (steps, success) = Self.steps(query.funnel, rows.filter { $0.breakdown == value })
+                return FunnelBucket(value: value, steps: steps, success: success)
+            }
         }
     }
 
-    static func steps(_ funnel: FunnelDefinition, _ rows: [FunnelRow]) -> [FunnelStepResult] {
+    /// Conversions are ratios of actors on the same side: in a funnel across people the first
+    /// receiver step converts from the previous step's links (the share of links someone
+    /// reached), and receiver steps convert "from start" from the first receiver step.
+    static func steps(_ funnel: FunnelDefinition, _ rows: [FunnelRow]) -> ([FunnelStepResult], FunnelStepResult?) {
+        let handoff = funnel.handoffIndex.map { $0 + 1 }
         var results: [FunnelStepResult] = []
-        for (offset, step) in funnel.steps.enumerated() {
-            let row = rows.first { $0.step == offset + 1 }
+        func result(index: Int, events: [String], row: FunnelRow?, startIndex: Int, previousIndex: Int?, linkConversion: Bool) -> FunnelStepResult {
             let actors = row?.actors ?? 0
-            let start = results.first?.actors ?? actors
-            let previous = results.last?.actors
-            results.append(FunnelStepResult(
-                index: offset + 1, events: step.events, actors: actors,
+            let start = startIndex <= results.count ? results[startIndex - 1].actors : actors
+            let conversionFromPrevious: Double?
+            if linkConversion, let previousIndex, let before = results[previousIndex - 1].links {
+                conversionFromPrevious = before > 0 ? Double(row?.links ?? 0) / Double(before) : nil
+            } else {
+                conversionFromPrevious = previousIndex.flatMap { results[$0 - 1].actors > 0 ? Double(actors) / Double(results[$0 - 1].actors) : nil }
+            }
+            let showsLinks = handoff.map { index >= $0 - 1 } ?? false
+            return FunnelStepResult(
+                index: index, events: events, actors: actors,
                 conversionFromStart: start > 0 ? Double(actors) / Double(start) : nil,
-                conversionFromPrevious: previous.flatMap { $0 > 0 ? Double(actors) / Double($0) : nil },
-                medianMsFromPrevious: offset == 0 ? nil : row?.medianMs
-            ))
+                conversionFromPrevious: conversionFromPrevious,
+                medianMsFromPrevious: index == 1 ? nil : row?.medianMs,
+                links: showsLinks ? row?.links ?? 0 : nil
+            )
         }
-        return results
+        for (offset, step) in funnel.steps.enumerated() {
+            let index = offset + 1
+            let row = rows.first { $0.step == index }
+            let startIndex = handoff.map { index >= $0 ? $0 : 1 } ?? 1
+            results.append(result(index: index, events: step.events, row: row, startIndex: startIndex,
+                                  previousIndex: index == 1 ? nil : index - 1, linkConversion: index == handoff))
+        }
+        guard let condition = funnel.successCondition else { return (results, nil) }
+        let index = funnel.steps.count + 1
+        let startIndex = handoff ?? 1
+        let success = result(index: index, events: condition.events, row: rows.first { $0.step == index }, startIndex: startIndex,
+                             previousIndex: condition.afterStep, linkConversion: false)
+        return (results, success)
     }
 }

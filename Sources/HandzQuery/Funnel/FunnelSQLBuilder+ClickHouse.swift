@@ -16,11 +16,11 @@ extension FunnelSQLBuilder {
     /// "No such step": larger than any time plus any window, so the window test fails on it.
     static let clickHouseNone = "toInt64(9223372036854775807)"
 
-    /// The result rows from `dl`: ClickHouse's `quantileExactLow(0.5)` is exactly the lower
+    /// The result rows from `dl` (a single-actor funnel: every row counts, no links): ClickHouse's `quantileExactLow(0.5)` is exactly the lower
     /// median (``Median``: position ⌈n/2⌉ of the sorted values; NULL when every value is NULL, as
     /// for step 1), computed as a parallel aggregate instead of two single-threaded windows.
     static let clickHouseMedianSelect = """
-        SELECT bd AS breakdown, step, count() AS actors, quantileExactLow(0.5)(d) AS median_ms
+        SELECT bd AS breakdown, step, count() AS actors, quantileExactLow(0.5)(d) AS median_ms, toUInt64(0) AS links
         FROM dl
         GROUP BY bd, step
         ORDER BY step
@@ -29,7 +29,14 @@ extension FunnelSQLBuilder {
     func clickHouseChainCTEs(_ query: FunnelQuery) -> [String] {
         let count = query.funnel.steps.count
         let none = Self.clickHouseNone
-        let mask = (1...count).map { "s\($0) * \(1 << ($0 - 1))" }.joined(separator: " + ")
+        let successStep = query.funnel.successCondition?.afterStep
+        // Bit k−1: step k; bit n: the success condition.
+        let mask = ((1...count).map { "s\($0) * \(1 << ($0 - 1))" } + (successStep == nil ? [] : ["sx * \(1 << count)"])).joined(separator: " + ")
+        /// The value of `source` at the first event after i that has `bit` (`none` if none).
+        func firstAfter(bit: Int, _ source: String) -> String {
+            let own = "arrayMap((v, m) -> if(bitAnd(m, \(1 << bit)) != 0, v, \(none)), \(source), ms)"
+            return "arrayPushBack(arraySlice(arrayReverseFill(v -> v != \(none), \(own)), 2), \(none))"
+        }
         var perActor = [
             "actor",
             "arraySort(x -> (x.1, x.2), groupArray((t, id, bd, toUInt32(\(mask))))) AS evs",
@@ -37,14 +44,17 @@ extension FunnelSQLBuilder {
             "arrayMap(x -> x.3, evs) AS bds",
             "arrayMap(x -> x.4, evs) AS ms",
         ]
+        // gx: the time of the first success event after each event (see the window passes).
+        if successStep != nil { perActor.append("\(firstAfter(bit: count, "ts")) AS gx") }
         for k in stride(from: count, through: 2, by: -1) {
             for j in k...count {
-                let source = j == k ? "ts" : "f\(k + 1)_\(j)"
                 // Step-k events keep their value, the others get `none`; filling `none`s from the
                 // right gives the value at the first step-k event at or after i; the shift makes
                 // it strictly after.
-                let own = "arrayMap((v, m) -> if(bitAnd(m, \(1 << (k - 1))) != 0, v, \(none)), \(source), ms)"
-                perActor.append("arrayPushBack(arraySlice(arrayReverseFill(v -> v != \(none), \(own)), 2), \(none)) AS f\(k)_\(j)")
+                perActor.append("\(firstAfter(bit: k - 1, j == k ? "ts" : "f\(k + 1)_\(j)")) AS f\(k)_\(j)")
+            }
+            if let successStep, k <= successStep {
+                perActor.append("\(firstAfter(bit: k - 1, k == successStep ? "gx" : "f\(k + 1)_x")) AS f\(k)_x")
             }
         }
         // An entry's level: 1 + its chain's steps inside entry + window (times only grow along a
@@ -60,7 +70,13 @@ extension FunnelSQLBuilder {
         perActor.append("indexOf(levels, top) AS best")
         var columns = ["actor", "bds[best] AS bd", "top AS lvl", "ts[best] AS t1"]
         for k in later { columns.append("if(top >= \(k), f2_\(k)[best], NULL) AS t\(k)") }
-        columns.append("1 AS r")
+        if let successStep {
+            let time = successStep == 1 ? "gx[best]" : "f2_x[best]"
+            columns.append("if(top >= \(successStep) AND \(time) <= ts[best] + \(query.windowMs), \(time), NULL) AS tx")
+        } else {
+            columns.append("NULL AS tx")
+        }
+        columns += ["1 AS lo", "1 AS kind", "\(SQLDialect.clickhouse.nullInteger) AS lk", "1 AS r"]
         return ["""
         ca AS (
           SELECT \(perActor.joined(separator: ",\n         "))

@@ -29,34 +29,57 @@ public struct FunnelSQLBuilder {
     public func sql(_ query: FunnelQuery) throws(QueryError) -> String {
         var ctes = try eventCTEs(query)
         let count = query.funnel.steps.count
-        // One row per actor with an entry, its reported chain: rk(actor, bd, lvl, t1…tn, r = 1).
-        ctes += dialect == .clickhouse ? clickHouseChainCTEs(query) : windowChainCTEs(query)
-        // One row per (chain, step reached): rk is read once (engines that inline CTEs, such as
-        // ClickHouse, would otherwise compute the chains once per step).
-        let stepNumbers = (1...count).map { "SELECT \($0) AS step" }.joined(separator: " UNION ALL ")
+        let success = query.funnel.successCondition
+        if query.funnel.handoffIndex != nil {
+            // Across people: rk(bd, lvl, t1…tn, tx, r = 1) per sender chain and per receiver.
+            ctes += try linkedChainCTEs(query)
+        } else {
+            // One row per actor with an entry, its reported chain: rk(actor, bd, lvl, t1…tn, tx,
+            // r = 1), tx the success event's time or NULL.
+            ctes += dialect == .clickhouse ? clickHouseChainCTEs(query) : windowChainCTEs(query)
+        }
+        // One row per (chain, step reached), the success as step n + 1: rk is read once (engines
+        // that inline CTEs, such as ClickHouse, would otherwise compute the chains once per step).
+        let rows = count + (success == nil ? 0 : 1)
+        let stepNumbers = (1...rows).map { "SELECT \($0) AS step" }.joined(separator: " UNION ALL ")
         var delta = "CASE"
         for k in stride(from: 2, through: count, by: 1) { delta += " WHEN sn.step = \(k) THEN t\(k) - t\(k - 1)" }
-        delta = count == 1 ? "NULL" : delta + " END"
+        if let success { delta += " WHEN sn.step = \(count + 1) THEN tx - t\(success.afterStep)" }
+        delta += " END"
+        let reached = success == nil ? "sn.step <= rk.lvl" : "(sn.step <= rk.lvl OR (sn.step = \(count + 1) AND rk.tx IS NOT NULL))"
+        // rk.lo: the first step a row counts for (a receiver's row starts at the hand-off);
+        // rk.kind: 1 for a counted chain, 0 for a row that only counts its link (lk).
         ctes.append("""
         dl AS (
-          SELECT rk.bd AS bd, sn.step AS step, \(dialect.castInteger(delta)) AS d
+          SELECT rk.bd AS bd, sn.step AS step, \(dialect.castInteger(delta)) AS d, rk.kind AS kind, rk.lk AS lk
           FROM rk CROSS JOIN (\(stepNumbers)) sn
-          WHERE rk.r = 1 AND sn.step <= rk.lvl
+          WHERE rk.r = 1 AND sn.step >= rk.lo AND \(reached)
         )
         """)
-        if dialect == .clickhouse {
+        if dialect == .clickhouse && query.funnel.handoffIndex == nil {
             return "WITH\n" + ctes.joined(separator: ",\n") + "\n" + Self.clickHouseMedianSelect + dialect.querySuffix
         }
-        ctes.append(MedianSQL.rankedCTE(name: "md", source: "dl", partition: "bd, step", value: "d"))
+        ctes.append(MedianSQL.rankedCTE(name: "md", source: "dl", partition: "bd, step, kind", value: "d", carrying: ["lk"]))
+        let median = "MAX(CASE WHEN kind = 1 AND (r * 2 = n OR r * 2 = n + 1) THEN d END)"
         return "WITH\n" + ctes.joined(separator: ",\n") + "\n"
-            + "SELECT bd AS breakdown, step, MAX(n) AS actors, \(MedianSQL.pick(value: "d")) AS median_ms\n"
+            + "SELECT bd AS breakdown, step, COALESCE(MAX(CASE WHEN kind = 1 THEN n END), 0) AS actors, \(median) AS median_ms, COUNT(DISTINCT lk) AS links\n"
             + "FROM md\nGROUP BY bd, step\nORDER BY step" + dialect.querySuffix
     }
 
-    /// The portable chain assembly: running windows only (see the type's documentation).
+    /// The portable chain assembly of a single-actor funnel: running windows only (see the
+    /// type's documentation).
     func windowChainCTEs(_ query: FunnelQuery) -> [String] {
+        windowChainCTEs(query, steps: query.funnel.steps.count, source: "ev", prefix: "", linkPosition: false)
+    }
+
+    /// The running-window chains of the first `count` steps, read from `source`, as CTEs named
+    /// `{prefix}p{k}`, `{prefix}px`, `{prefix}ch` and `{prefix}rk`. With `linkPosition` (the
+    /// sender side of a funnel across people) `source` has a `pos` column (the event's place in
+    /// its actor's order) and each entry's `ch` row gets `ph`, the place of its chain's step
+    /// `count` event — carried like a step time, since it too only grows as the row moves later.
+    /// The success condition applies to whole single-actor funnels only.
+    func windowChainCTEs(_ query: FunnelQuery, steps count: Int, source first: String, prefix: String, linkPosition: Bool) -> [String] {
         var ctes: [String] = []
-        let count = query.funnel.steps.count
         let window = String(query.windowMs)
         let from = String(query.fromMs), to = String(query.toMs)
         // Pass k (from the last step down to step 2) adds, per row r, f{k}_j for j = k…n: the time
@@ -67,25 +90,49 @@ public struct FunnelSQLBuilder {
         // UNBOUNDED PRECEDING and every engine aggregates it incrementally.
         let after = "OVER (PARTITION BY actor ORDER BY t DESC, id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
         let stepColumns = (1...count).map { "s\($0)" }
-        var source = "ev"
+        var source = first
         var carried: [String] = []
+        // The success after step s: gx is the time of the first success event strictly after each
+        // row (one more running window, before the step passes drop the success-only rows); at
+        // pass s the chain's step-s event takes its gx, and passes s−1…2 carry it back like a
+        // step time (gx, too, only grows as its row moves later). tx is then the entry's.
+        let successStep = linkPosition ? nil : query.funnel.successCondition?.afterStep
+        if successStep != nil {
+            ctes.append("""
+            \(prefix)px AS (
+              SELECT \((["actor", "t", "id", "bd"] + stepColumns).joined(separator: ", ")),
+                     MIN(CASE WHEN sx = 1 THEN t END) \(after) AS gx
+              FROM \(first)
+            )
+            """)
+            source = "\(prefix)px"
+        }
         for k in stride(from: count, through: 2, by: -1) {
             var columns = ["actor", "t", "id", "bd"] + stepColumns[0..<(k - 1)] + carried
             columns.append("MIN(CASE WHEN s\(k) = 1 THEN t END) \(after) AS f\(k)_\(k)")
             for j in stride(from: k + 1, through: count, by: 1) {
                 columns.append("MIN(CASE WHEN s\(k) = 1 THEN f\(k + 1)_\(j) END) \(after) AS f\(k)_\(j)")
             }
+            if linkPosition {
+                columns.append(k == count ? "MIN(CASE WHEN s\(k) = 1 THEN pos END) \(after) AS f\(k)_p"
+                                          : "MIN(CASE WHEN s\(k) = 1 THEN f\(k + 1)_p END) \(after) AS f\(k)_p")
+            }
+            if let successStep {
+                if k > successStep { columns.append("gx") }
+                if k == successStep { columns.append("MIN(CASE WHEN s\(k) = 1 THEN gx END) \(after) AS f\(k)_x") }
+                if k < successStep { columns.append("MIN(CASE WHEN s\(k) = 1 THEN f\(k + 1)_x END) \(after) AS f\(k)_x") }
+            }
             // Only rows that pass k reads (step k) or that still start or continue a chain
             // (steps 1…k−1) go on.
             let needed = (1...k).map { "s\($0) = 1" }.joined(separator: " OR ")
             ctes.append("""
-            p\(k) AS (
+            \(prefix)p\(k) AS (
               SELECT \(columns.joined(separator: ",\n         "))
-              FROM \(source)\(source == "ev" ? "" : "\n  WHERE \(needed)")
+              FROM \(source)\(source == first ? "" : "\n  WHERE \(needed)")
             )
             """)
-            carried = (k...count).map { "f\(k)_\($0)" }
-            source = "p\(k)"
+            carried = (k...count).map { "f\(k)_\($0)" } + (successStep.map { k <= $0 } == true ? ["f\(k)_x"] : []) + (linkPosition ? ["f\(k)_p"] : [])
+            source = "\(prefix)p\(k)"
         }
         // One row per entry: step j's time is f2_j (the chain after the entry); the level is the
         // last step whose time is within the window (times only grow along a chain, so every
@@ -98,8 +145,18 @@ public struct FunnelSQLBuilder {
         var chainColumns = ["actor", "t", "id", "bd", "t AS t1"]
         for j in stride(from: 2, through: count, by: 1) { chainColumns.append("f2_\(j) AS t\(j)") }
         chainColumns.append("\(level) AS lvl")
+        if let successStep {
+            // Times only grow along a chain, so the chain reaches step s when step s is within
+            // the window; the success must be within it too.
+            let reachesStep = successStep == 1 ? "" : "f2_\(successStep) <= t + \(window) AND "
+            let time = successStep == 1 ? "gx" : "f2_x"
+            chainColumns.append("CASE WHEN \(reachesStep)\(time) <= t + \(window) THEN \(time) END AS tx")
+        } else {
+            chainColumns.append("\(dialect.nullInteger) AS tx")
+        }
+        if linkPosition { chainColumns.append(count == 1 ? "pos AS ph" : "f2_p AS ph") }
         ctes.append("""
-        ch AS (
+        \(prefix)ch AS (
           SELECT \(chainColumns.joined(separator: ", "))
           FROM \(source)
           WHERE s1 = 1 AND t >= \(from) AND t < \(to)
@@ -107,9 +164,10 @@ public struct FunnelSQLBuilder {
         """)
         let times = (1...count).map { "t\($0)" }.joined(separator: ", ")
         ctes.append("""
-        rk AS (
-          SELECT actor, bd, lvl, \(times), ROW_NUMBER() OVER (PARTITION BY actor ORDER BY lvl DESC, t, id) AS r
-          FROM ch
+        \(prefix)rk AS (
+          SELECT actor, bd, lvl, \(times), tx, 1 AS lo, 1 AS kind, \(dialect.nullInteger) AS lk,
+                 ROW_NUMBER() OVER (PARTITION BY actor ORDER BY lvl DESC, t, id) AS r
+          FROM \(prefix)ch
         )
         """)
         return ctes
@@ -119,7 +177,8 @@ public struct FunnelSQLBuilder {
     /// (event_id), `bd` (the breakdown value or NULL) and `s1`…`sn` (1 when the event matches
     /// step k, else 0) — what ``FunnelEvaluator`` reads on the embedded store.
     public func eventsSQL(_ query: FunnelQuery) throws(QueryError) -> String {
-        let steps = (1...query.funnel.steps.count).map { "s\($0)" }.joined(separator: ", ")
+        let steps = ((1...query.funnel.steps.count).map { "s\($0)" } + (query.funnel.successCondition == nil ? [] : ["sx"])
+            + (query.funnel.handoffIndex == nil ? [] : Self.linkProperties(query.funnel).map { "v_\($0)" })).joined(separator: ", ")
         return "WITH\n" + (try eventCTEs(query)).joined(separator: ",\n") + "\nSELECT actor, t, id, bd, \(steps) FROM ev" + dialect.querySuffix
     }
 
@@ -153,12 +212,21 @@ public struct FunnelSQLBuilder {
             flags.append("CASE WHEN \(try access.matches(events: step.events, filters: step.filters)) THEN 1 ELSE 0 END AS s\(index + 1)")
             for name in step.events where !names.contains(name) { names.append(name) }
         }
+        var selected = "e.event_name IN \(try dialect.literalList(names))"
+        if let success = query.funnel.successCondition {
+            let match = try access.matches(events: success.events, filters: success.filters)
+            flags.append("CASE WHEN \(match) THEN 1 ELSE 0 END AS sx")
+            for name in success.events where !names.contains(name) { names.append(name) }
+            // A success on any event (F1: user_state = free) reads every event its filter keeps.
+            selected = success.events.isEmpty ? "(e.event_name IN \(try dialect.literalList(names)) OR \(match))" : "e.event_name IN \(try dialect.literalList(names))"
+        }
+        flags += try linkColumns(query.funnel, access)
         ctes.append("""
         ev AS (
           SELECT \(actor) AS actor, e.event_time_ms AS t, e.event_id AS id, \(breakdown) AS bd,
                  \(flags.joined(separator: ",\n         "))
           FROM events e\(query.actor == .user ? " LEFT JOIN um ON um.um_install = e.install_id" : "")
-          WHERE e.event_name IN \(try dialect.literalList(names))
+          WHERE \(selected)
             AND e.event_time_ms >= \(from) AND e.event_time_ms < \(horizon)
         )
         """)

@@ -41,10 +41,11 @@ struct PropertyAccess {
     /// `event_name IN (…) AND every filter holds`.
     func matches(events: [String], filters: [PropertyFilter]) throws(QueryError) -> String {
         for name in events { try Self.checkIdentifier(name) }
-        var parts = ["\(column("event_name")) IN \(try dialect.literalList(events))"]
+        // No events: the filters alone (a funnel success on any event).
+        var parts = events.isEmpty ? [] : ["\(column("event_name")) IN \(try dialect.literalList(events))"]
         for filter in filters {
             parts.append("\(try text(filter.property)) IN \(try dialect.literalList(filter.values))")
         }
-        return "(" + parts.joined(separator: " AND ") + ")"
+        return "(" + (parts.isEmpty ? "1 = 1" : parts.joined(separator: " AND ")) + ")"
     }
 }
