@@ -79,4 +79,61 @@ import Testing
             }
         }
     }
+
+    /// Sharing across installs: links, opens, imports and saves carrying ids from small pools,
+    /// so links are opened by several receivers, by their own sender, twice by one receiver, and
+    /// imports repeat.
+    static func sharingEvents(seed: UInt64) -> [FixtureEvent] {
+        var random = SeededRandom(seed: seed)
+        // Imports and saves weighted up, so receivers often import one link twice and save only
+        // one of the imports (the case where the first candidate is not the best chain).
+        let names = ["share_link_create_tapped", "share_link_created", "share_link_opened", "import_received", "import_received",
+                     "import_saved_to_library_success", "import_saved_to_library_success", "flow_saved_success", "app_open"]
+        var events: [FixtureEvent] = []
+        var usedIDs = Set<UInt8>()
+        for _ in 0..<Int(random.int(in: 30...160)) {
+            var id: UInt8
+            repeat { id = UInt8(random.int(in: 0...255)) } while usedIDs.contains(id)
+            usedIDs.insert(id)
+            // A narrower grid than the other suites: chains fit the random windows more often.
+            let time = base + random.int(in: -1...14) * 600_000
+            var event = FixtureEvent(id: id, name: random.pick(names), timeMs: time, install: "i\(random.int(in: 0...3))")
+            event.user = random.chance(0.3) ? "u\(random.int(in: 0...2))" : nil
+            event.networkState = random.pick(["online", "offline"])
+            let link = "\"L\(random.int(in: 1...3))\"", imported = "\"M\(random.int(in: 1...3))\"", flow = "\"W\(random.int(in: 1...3))\""
+            switch event.name {
+            case "share_link_created", "share_link_opened": event.properties["share_link_id"] = link
+            case "import_received": event.properties = ["share_link_id": link, "import_id": imported]
+            case "import_saved_to_library_success": event.properties = ["import_id": imported, "new_flow_id": flow]
+            case "flow_saved_success": event.properties["flow_id"] = flow
+            default: break
+            }
+            events.append(event)
+        }
+        return events
+    }
+
+    /// A funnel whose hand-off comes at step 2 (the first actor's only step is the link), whose
+    /// hand-off a later step links to (every open is a branch), with a success after step 2.
+    static let handoffAtStepTwo = FunnelDefinition(
+        id: "T2", title: "fixture", spec: "test", windowSeconds: 3_600, success: "test",
+        successCondition: FunnelSuccess(events: ["flow_saved_success"], afterStep: 2),
+        steps: [FunnelStep(events: ["share_link_created"]),
+                FunnelStep(events: ["share_link_opened"], otherActor: true, link: FunnelLink(step: 1, property: "share_link_id")),
+                FunnelStep(events: ["import_received"], link: FunnelLink(step: 2, property: "share_link_id"))])
+
+    @Test("funnels across people: the walk, the SQL and a reference that tries every chain agree", arguments: 1...24)
+    func acrossPeople(seed: UInt64) throws {
+        let events = Self.sharingEvents(seed: seed)
+        let store = try FixtureStore(events)
+        defer { store.remove() }
+        var random = SeededRandom(seed: seed ^ 0x2F2)
+        let f2 = try #require(RepositoryCatalog.catalog.funnels.first { $0.id == "F2" })
+        for funnel in [f2, Self.handoffAtStepTwo] {
+            for _ in 0..<2 {
+                let query = Self.randomQuery(funnel, breakdowns: [nil, "network_state"], &random)
+                #expect(try store.funnel(query) == ReferenceFunnel.run(events, query), "seed \(seed) \(funnel.id) \(query.actor) \(query.breakdown ?? "-")")
+            }
+        }
+    }
 }

@@ -95,7 +95,7 @@ import Testing
             let builder = FunnelSQLBuilder(catalog: catalog, dialect: dialect)
             #expect(throws: QueryError.self) { try builder.sql(FunnelQuery(funnel: tooLong, fromMs: 0, toMs: 5)) }
             #expect(throws: QueryError.self) { try builder.sql(FunnelQuery(funnel: fixtureFunnel([["app_open"]]), fromMs: 0, toMs: 5)) }
-            #expect(try builder.sql(FunnelQuery(funnel: longest, fromMs: 0, toMs: 5)).contains("s32"))
+            #expect(try builder.sql(FunnelQuery(funnel: longest, fromMs: 0, toMs: 5)).contains("s31"))
         }
         #expect(throws: QueryError.self) { try FunnelSQLBuilder(catalog: catalog, dialect: .sqlite).eventsSQL(FunnelQuery(funnel: tooLong, fromMs: 0, toMs: 5)) }
     }

@@ -207,8 +207,9 @@ class Spark:
 
 # ---------------------------------------------------------------------------------- normalising
 def funnel_rows(rows):
-    """(breakdown, step) -> (actors, median_ms), from SQL rows."""
-    return {(r[0], int(r[1])): (int(r[2]), None if r[3] is None else int(r[3])) for r in rows}
+    """(breakdown, step) -> (actors, median_ms, links), from SQL rows; step n + 1 is the success."""
+    return {(r[0], int(r[1])): (int(r[2]), None if r[3] is None else int(r[3]), int(r[4] or 0))
+            for r in rows if int(r[2]) > 0 or int(r[4] or 0) > 0}
 
 
 def funnel_expected(report):
@@ -216,16 +217,18 @@ def funnel_expected(report):
 
     def add(value, steps):
         for step in steps:
-            if step["actors"] == 0:
+            if step["actors"] == 0 and not step.get("links"):
                 continue
             median = step["median_seconds_from_previous"]
-            out[(value, step["index"])] = (step["actors"], None if median is None else int(Decimal(str(median)) * 1000))
+            out[(value, step["index"])] = (step["actors"], None if median is None else int(Decimal(str(median)) * 1000),
+                                           step.get("links") or 0)
 
+    # The success row is step n + 1 in the SQL's rows.
     if "breakdown" in report:
         for bucket in report["breakdown"]:
-            add(bucket["value"], bucket["steps"])
+            add(bucket["value"], bucket["steps"] + ([bucket["success"]] if "success" in bucket else []))
     else:
-        add(None, report["steps"])
+        add(None, report["steps"] + ([report["success"]] if "success" in report else []))
     return out
 
 

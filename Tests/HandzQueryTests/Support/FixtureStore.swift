@@ -84,17 +84,17 @@ struct FunnelKey: Hashable, CustomStringConvertible {
     var step: Int
     var description: String { "\(bucket.map { $0 ?? "null" } ?? "all")/\(step)" }
 
-    /// Non-zero steps of a report, overall (`bucket == nil`) and per breakdown value.
+    /// Non-zero steps of a report and its success row (step n + 1), overall (`bucket == nil`)
+    /// and per breakdown value.
     static func table(_ report: FunnelReport) -> [FunnelKey: FunnelValue] {
         var out: [FunnelKey: FunnelValue] = [:]
-        for step in report.steps where step.actors > 0 {
-            out[FunnelKey(bucket: nil, step: step.index)] = FunnelValue(actors: step.actors, medianMs: step.medianMsFromPrevious)
-        }
-        for bucket in report.breakdown ?? [] {
-            for step in bucket.steps where step.actors > 0 {
-                out[FunnelKey(bucket: .some(bucket.value), step: step.index)] = FunnelValue(actors: step.actors, medianMs: step.medianMsFromPrevious)
+        func add(_ bucket: String??, _ steps: [FunnelStepResult]) {
+            for step in steps where step.actors > 0 || (step.links ?? 0) > 0 {
+                out[FunnelKey(bucket: bucket, step: step.index)] = FunnelValue(actors: step.actors, medianMs: step.medianMsFromPrevious, links: step.links ?? 0)
             }
         }
+        add(nil, report.steps + (report.success.map { [$0] } ?? []))
+        for bucket in report.breakdown ?? [] { add(.some(bucket.value), bucket.steps + (bucket.success.map { [$0] } ?? [])) }
         return out
     }
 }
@@ -102,13 +102,15 @@ struct FunnelKey: Hashable, CustomStringConvertible {
 struct FunnelValue: Equatable, CustomStringConvertible {
     var actors: Int64
     var medianMs: Int64?
-    var description: String { "\(actors) (\(medianMs.map(String.init) ?? "–"))" }
+    /// Funnels across people: links reaching the step.
+    var links: Int64 = 0
+    var description: String { "\(actors) (\(medianMs.map(String.init) ?? "–"))\(links > 0 ? " links \(links)" : "")" }
 }
 
 /// A funnel of real catalog events, for fixtures.
-func fixtureFunnel(_ steps: [[String]], windowSeconds: Int64 = 3_600, filters: [Int: [PropertyFilter]] = [:]) -> FunnelDefinition {
+func fixtureFunnel(_ steps: [[String]], windowSeconds: Int64 = 3_600, filters: [Int: [PropertyFilter]] = [:], success: FunnelSuccess? = nil) -> FunnelDefinition {
     FunnelDefinition(
-        id: "T", title: "fixture", spec: "test", windowSeconds: windowSeconds, success: "test",
+        id: "T", title: "fixture", spec: "test", windowSeconds: windowSeconds, success: "test", successCondition: success,
         steps: steps.enumerated().map { FunnelStep(events: $1, filters: filters[$0 + 1] ?? []) }
     )
 }

@@ -1,9 +1,21 @@
 import HandzAnalyticsCore
 import HandzQuery
 
-/// An independent implementation of the funnel semantics (README, "Funnel semantics") as plain
-/// loops over events — no SQL — to check the builders' SQL against.
+/// An independent implementation of the funnel semantics (README, "Funnel semantics" and
+/// "Funnels across people") as plain loops over events — no SQL, no next-step tables — to check
+/// the builders' SQL and the chain walk against. Receivers' chains are found by trying every
+/// chain (not by the greedy rule the SQL and the walk use), so the two readings check each other.
 enum ReferenceFunnel {
+    /// One reported chain: step times from step 1 (a receiver's: the link's before the hand-off),
+    /// the first step it counts for, its link, its success time and bucket.
+    struct Chain {
+        var times: [Int64]
+        var first = 1
+        var link: Int?
+        var successMs: Int64?
+        var bucket: String?
+    }
+
     static func run(_ events: [FixtureEvent], _ query: FunnelQuery) -> [FunnelKey: FunnelValue] {
         // Actor: the install, or the first user_id the install carried (by time, event_id).
         var userOfInstall: [String: String] = [:]
@@ -12,42 +24,119 @@ enum ReferenceFunnel {
                 userOfInstall[event.install] = event.user
             }
         }
-        let byActor = Dictionary(grouping: events) { userOfInstall[$0.install] ?? $0.install }
-        let steps = query.funnel.steps
-        struct Chain { var level: Int; var times: [Int64]; var bucket: String? }
-        var best: [Chain] = []
-        for (_, unordered) in byActor {
-            let ordered = unordered.sorted(by: before)
-            var chosen: Chain?
+        let actorOf = { (event: FixtureEvent) in userOfInstall[event.install] ?? event.install }
+        let byActor = Dictionary(grouping: events, by: actorOf).mapValues { $0.sorted(by: before) }
+        let funnel = query.funnel
+        let steps = funnel.steps
+        let senderSteps = funnel.handoffIndex ?? steps.count
+        var chains: [Chain] = []
+        var links: [(bucket: String?, number: Int)] = []
+
+        for (actor, ordered) in byActor.sorted(by: { $0.key < $1.key }) {
+            var chosen: (positions: [Int], entry: FixtureEvent)?
+            var linkEvents: [Int] = []
             for (entryIndex, entry) in ordered.enumerated()
             where matches(entry, steps[0]) && entry.timeMs >= query.fromMs && entry.timeMs < query.toMs {
-                var times = [entry.timeMs]
-                var position = entryIndex
-                for step in steps.dropFirst() {
-                    guard let next = ordered[(position + 1)...].firstIndex(where: { matches($0, step) && $0.timeMs <= entry.timeMs + query.windowMs })
+                var positions = [entryIndex]
+                for step in steps[1..<senderSteps] {
+                    guard let next = ordered[(positions.last! + 1)...].firstIndex(where: { matches($0, step) && $0.timeMs <= entry.timeMs + query.windowMs })
                     else { break }
-                    times.append(ordered[next].timeMs)
-                    position = next
+                    positions.append(next)
                 }
-                if chosen == nil || times.count > chosen!.level {
-                    chosen = Chain(level: times.count, times: times, bucket: query.breakdown.flatMap { entry.text($0) })
+                if chosen == nil || positions.count > chosen!.positions.count { chosen = (positions, entry) }
+                if funnel.handoffIndex != nil, positions.count == senderSteps, !linkEvents.contains(positions.last!) {
+                    linkEvents.append(positions.last!)
+                    // The link: this step-H event, first reached from this (the earliest) entry.
+                    let number = links.count
+                    links.append((query.breakdown.flatMap { entry.text($0) }, number))
+                    chains += receivers(of: ordered[positions.last!], sender: actor, entry: entry, link: number, byActor: byActor, query: query)
                 }
             }
-            if let chosen { best.append(chosen) }
+            guard let chosen else { continue }
+            var chain = Chain(times: chosen.positions.map { ordered[$0].timeMs }, bucket: query.breakdown.flatMap { chosen.entry.text($0) })
+            if funnel.handoffIndex == nil, let success = funnel.successCondition, chosen.positions.count >= success.afterStep {
+                let after = chosen.positions[success.afterStep - 1]
+                chain.successMs = ordered[(after + 1)...].first { matchesSuccess($0, success) && $0.timeMs <= chosen.entry.timeMs + query.windowMs }?.timeMs
+            }
+            chains.append(chain)
         }
+
         var out: [FunnelKey: FunnelValue] = [:]
         // The overall rows (bucket nil), then one set per breakdown value.
-        let buckets: [String??] = [nil] + (query.breakdown == nil ? [] : Set(best.map(\.bucket)).map { .some($0) })
+        let buckets: [String??] = [nil] + (query.breakdown == nil ? [] : Set(chains.map(\.bucket) + links.map(\.bucket)).map { .some($0) })
         for bucket in buckets {
-            let chains = best.filter { bucket == nil || $0.bucket == bucket! }
-            for k in 1...steps.count {
-                let reached = chains.filter { $0.level >= k }
-                guard !reached.isEmpty else { continue }
-                let median = k == 1 ? nil : Median.lower(reached.map { $0.times[k - 1] - $0.times[k - 2] })
-                out[FunnelKey(bucket: bucket, step: k)] = FunnelValue(actors: Int64(reached.count), medianMs: median)
+            let inBucket = chains.filter { bucket == nil || $0.bucket == bucket! }
+            for k in 1...steps.count + 1 {
+                let reached: [(delta: Int64?, link: Int?)] = inBucket.compactMap { chain in
+                    if k == steps.count + 1 {
+                        guard let success = chain.successMs, let after = funnel.successCondition?.afterStep else { return nil }
+                        return (success - chain.times[after - 1], chain.link)
+                    }
+                    guard chain.first <= k, chain.times.count >= k else { return nil }
+                    return (k == 1 ? nil : chain.times[k - 1] - chain.times[k - 2], chain.link)
+                }
+                var linked = Set(reached.compactMap(\.link))
+                if k == senderSteps, funnel.handoffIndex != nil { linked = Set(links.filter { bucket == nil || $0.bucket == bucket! }.map(\.number)) }
+                guard !reached.isEmpty || !linked.isEmpty else { continue }
+                let median = k == 1 ? nil : Median.lower(reached.compactMap(\.delta))
+                out[FunnelKey(bucket: bucket, step: k)] = FunnelValue(actors: Int64(reached.count), medianMs: median, links: Int64(linked.count))
             }
         }
         return out
+    }
+
+    /// Every receiver of one link, with the best of all their chains: most steps, then the
+    /// earliest step by step in the (time, event_id) order.
+    static func receivers(of linkEvent: FixtureEvent, sender: String, entry: FixtureEvent, link: Int, byActor: [String: [FixtureEvent]],
+                          query: FunnelQuery) -> [Chain] {
+        let funnel = query.funnel
+        let handoff = funnel.handoffIndex! + 1
+        let deadline = entry.timeMs + query.windowMs
+        var out: [Chain] = []
+        for (receiver, ordered) in byActor.sorted(by: { $0.key < $1.key }) where receiver != sender {
+            // All chains: positions of steps handoff…k, each step's event after the previous one.
+            func all(_ prefix: [Int]) -> [[Int]] {
+                let step = handoff + prefix.count
+                guard step <= funnel.steps.count else { return [prefix] }
+                let start = prefix.last.map { $0 + 1 } ?? 0
+                var found: [[Int]] = [prefix]
+                for position in start..<ordered.count {
+                    let event = ordered[position]
+                    guard matches(event, funnel.steps[step - 1]), event.timeMs <= deadline else { continue }
+                    if prefix.isEmpty && event.timeMs < linkEvent.timeMs { continue }
+                    if let required = funnel.steps[step - 1].link {
+                        let wanted = value(required.stepProperty, step: required.step, prefix: prefix, ordered: ordered, linkEvent: linkEvent, handoff: handoff)
+                        guard let own = event.text(required.property), own == wanted else { continue }
+                    }
+                    found += all(prefix + [position])
+                }
+                return found
+            }
+            let candidates = all([]).filter { !$0.isEmpty }
+            guard let best = candidates.min(by: { a, b in a.count != b.count ? a.count > b.count : a.lexicographicallyPrecedes(b) }) else { continue }
+            var times = Array(repeating: entry.timeMs, count: handoff - 1)
+            times[handoff - 2] = linkEvent.timeMs
+            times += best.map { ordered[$0].timeMs }
+            var chain = Chain(times: times, first: handoff, link: link, bucket: query.breakdown.flatMap { entry.text($0) })
+            if let success = funnel.successCondition, best.count >= success.afterStep - handoff + 1 {
+                let after = best[success.afterStep - handoff]
+                chain.successMs = ordered[(after + 1)...].first { event in
+                    guard matchesSuccess(event, success), event.timeMs <= deadline else { return false }
+                    guard let differs = success.differs else { return true }
+                    let other = value(differs.stepProperty, step: differs.step, prefix: best, ordered: ordered, linkEvent: linkEvent, handoff: handoff)
+                    guard let own = event.text(differs.property), let other else { return false }
+                    return own != other
+                }?.timeMs
+            }
+            out.append(chain)
+        }
+        return out
+    }
+
+    /// `property` on step `step`'s event: the link event for the first actor's steps, else the
+    /// receiver's chain event.
+    static func value(_ property: String, step: Int, prefix: [Int], ordered: [FixtureEvent], linkEvent: FixtureEvent, handoff: Int) -> String? {
+        step < handoff ? linkEvent.text(property) : ordered[prefix[step - handoff]].text(property)
     }
 
     /// The total order: (event_time_utc, event_id).
@@ -57,5 +146,10 @@ enum ReferenceFunnel {
 
     static func matches(_ event: FixtureEvent, _ step: FunnelStep) -> Bool {
         step.events.contains(event.name) && step.filters.allSatisfy { filter in event.text(filter.property).map(filter.values.contains) ?? false }
+    }
+
+    static func matchesSuccess(_ event: FixtureEvent, _ success: FunnelSuccess) -> Bool {
+        (success.events.isEmpty || success.events.contains(event.name))
+            && success.filters.allSatisfy { filter in event.text(filter.property).map(filter.values.contains) ?? false }
     }
 }
