@@ -43,19 +43,26 @@ struct PanelRenderer {
         var out = ""
         for (index, source) in data.sources.enumerated() {
             guard case .funnel(let report) = source.result else { continue }
-            let labels = report.steps.enumerated().map { offset, step in
-                report.query.funnel.steps[offset].specName ?? step.events.joined(separator: " / ")
+            let funnel = report.query.funnel
+            // The steps, then the success condition as a last row (CH33 §5.1 "Success").
+            let rows = report.steps + (report.success.map { [$0] } ?? [])
+            let labels = rows.map { step in
+                step.index > funnel.steps.count ? "Success" : funnel.steps[step.index - 1].specName ?? step.events.joined(separator: " / ")
             }
-            let steps = zip(labels, report.steps).map { (label: $0, actors: $1.actors) }
-            let svg = Charts.funnel(id: "\(id)-\(index)", title: "\(report.query.funnel.id) \(report.query.funnel.title)", steps: steps, unit: panel.unit)
-            var table = Table(caption: "\(report.query.funnel.id): \(panel.unit) reaching each step within \(report.query.windowMs / 3_600_000) h of step 1",
-                              columns: ["Step", "Events", panel.unit.capitalized, "From previous", "Drop-off", "From step 1", "Median time from previous (s)"])
-            for (offset, step) in report.steps.enumerated() {
-                table.rows.append([
-                    String(step.index), labels[offset], Format.integer(step.actors), Format.percent(step.conversionFromPrevious),
-                    step.conversionFromPrevious.map { Format.percent(1 - $0) } ?? "–", Format.percent(step.conversionFromStart),
-                    Format.seconds(milliseconds: step.medianMsFromPrevious),
-                ])
+            let bars = zip(labels, rows).map { (label: $0, actors: $1.actors) }
+            let svg = Charts.funnel(id: "\(id)-\(index)", title: "\(funnel.id) \(funnel.title)", steps: bars, unit: panel.unit)
+            let linked = funnel.handoffIndex != nil
+            let counted = linked ? "senders, then receivers (one per link and receiving actor)," : "\(panel.unit)"
+            var table = Table(caption: "\(funnel.id): \(counted) reaching each step within \(report.query.windowMs / 3_600_000) h of step 1; success: \(funnel.success)",
+                              columns: ["Step", "Events", panel.unit.capitalized] + (linked ? ["Links"] : [])
+                                + ["From previous", "Drop-off", "From step 1", "Median time from previous (s)"])
+            for (offset, step) in rows.enumerated() {
+                let isSuccess = step.index > funnel.steps.count
+                table.rows.append([isSuccess ? "Success" : String(step.index), labels[offset], Format.integer(step.actors)]
+                    + (linked ? [step.links.map(Format.integer) ?? "–"] : [])
+                    + [Format.percent(step.conversionFromPrevious),
+                       step.conversionFromPrevious.map { Format.percent(1 - $0) } ?? "–", Format.percent(step.conversionFromStart),
+                       Format.seconds(milliseconds: step.medianMsFromPrevious)])
             }
             out += figure("\(index)", svg, table)
         }

@@ -12,7 +12,8 @@ struct InstallJourney {
     /// Faults still to inject (`simulate --faults`), and where the journey injected them.
     var faults: Set<SimulatedFault> = []
     var injected: [InjectedFault] = []
-    var createdLinks: [String] = []
+    /// Links this install created, with when: receivers open only links that exist already.
+    var createdLinks: [(id: String, createdMs: Int64)] = []
     var flows: [String] = []
     var trialStartedMs: Int64?
     let endMs: Int64
@@ -161,7 +162,7 @@ struct InstallJourney {
         if random.chance(0.3) { practice() }
         if random.chance(0.1) { mastery() }
         if random.chance(0.08) { share() }
-        if !simulator.sharedLinks.isEmpty, random.chance(0.06) { receive() }
+        if !simulator.sharedLinks.isEmpty, random.chance(0.12) { receive() }
         subscriptionLife()
         filler()
         if random.chance(0.03) { emit("crash_reported") }
@@ -290,15 +291,17 @@ struct InstallJourney {
             return
         }
         let link = SyntheticUUID.v4(&random)
-        createdLinks.append(link)
         emit("share_link_created", [("share_link_id", .string(link)), ("flow_id", .string(flow))], after: 0...3)
-        // Some senders test their own link: the per-install F2 then reaches its later steps.
+        createdLinks.append((link, context.timeMilliseconds))
+        // Some senders test their own link: not a reception (F2 counts other actors only).
         if random.chance(0.2) { openLink(link) }
     }
 
-    /// F2 steps 3–5 on the receiver's side, for a link another install created.
+    /// F2 steps 3–5 on the receiver's side, for a link another install created before now.
     mutating func receive() {
-        openLink(random.pick(simulator.sharedLinks))
+        let existing = simulator.sharedLinks.filter { $0.createdMs < context.timeMilliseconds }
+        guard !existing.isEmpty else { return }
+        openLink(random.pick(existing).id)
     }
 
     mutating func openLink(_ link: String) {
@@ -311,7 +314,11 @@ struct InstallJourney {
         let importID = SyntheticUUID.v4(&random)
         emit("import_received", [("import_id", .string(importID)), ("share_link_id", .string(link))], after: 0...3)
         guard random.chance(0.6) else { return }
-        emit("import_saved_to_library_success", [("import_id", .string(importID))], after: 10...3_600)
+        // The saved import is a flow of the receiver's library; later edits of it save it again
+        // (not F2's success), and new flows of their own follow in later sessions (the success).
+        let newFlow = SyntheticUUID.v4(&random)
+        emit("import_saved_to_library_success", [("import_id", .string(importID)), ("new_flow_id", .string(newFlow))], after: 10...3_600)
+        flows.append(newFlow)
     }
 
     /// Trials convert or lapse; subscribers sometimes cancel.

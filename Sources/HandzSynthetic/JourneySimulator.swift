@@ -38,8 +38,8 @@ public struct JourneySimulator {
     let factory: EventFactory
     let events: [String: EventDefinition]
     var random: SeededRandom
-    /// Share links created so far (bounded), for receivers to open.
-    var sharedLinks: [String] = []
+    /// Share links created so far (bounded), with their creation time, for receivers to open.
+    var sharedLinks: [(id: String, createdMs: Int64)] = []
     /// Faults not injected yet (`simulate --faults`), and where each was injected.
     var pendingFaults: Set<SimulatedFault> = []
     public private(set) var injectedFaults: [InjectedFault] = []

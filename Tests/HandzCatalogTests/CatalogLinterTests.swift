@@ -55,6 +55,23 @@ import Testing
         expectProblem(problems, file: "funnels.yaml", containing: "flow_drafted is not a catalogued event")
     }
 
+    @Test("success conditions and links across people name carried properties and steps the builders implement")
+    func successAndLinks() throws {
+        let (loaded, clean) = try brokenCatalog("funnels.yaml") { $0 }
+        #expect(clean.isEmpty)
+        let f2 = try #require(loaded.catalog.funnels.first { $0.id == "F2" })
+        #expect(f2.handoffIndex == 2 && f2.steps[4].link == FunnelLink(step: 4, property: "import_id"))
+        #expect(f2.successCondition?.afterStep == 5 && f2.successCondition?.differs?.stepProperty == "new_flow_id")
+        let (_, unlinked) = try brokenCatalog("funnels.yaml") { $0.replacingOccurrences(of: "        link: {step: 2, property: share_link_id}\n      - events: [import_received]", with: "      - events: [import_received]") }
+        expectProblem(unlinked, file: "funnels.yaml", containing: "a step reached by another actor needs a link")
+        let (_, uncarried) = try brokenCatalog("funnels.yaml") { $0.replacingOccurrences(of: "link: {step: 4, property: import_id}", with: "link: {step: 4, property: flow_id}") }
+        expectProblem(uncarried, file: "funnels.yaml", containing: "import_saved_to_library_success does not carry flow_id")
+        let (_, afterStep) = try brokenCatalog("funnels.yaml") { $0.replacingOccurrences(of: "      after_step: 1", with: "      after_step: 9") }
+        expectProblem(afterStep, file: "funnels.yaml", containing: "F0 success: after_step must be a step of the funnel")
+        let (_, unknown) = try brokenCatalog("funnels.yaml") { $0.replacingOccurrences(of: "      events: [practice_session_completed]", with: "      events: [practice_completed]") }
+        expectProblem(unknown, file: "funnels.yaml", containing: "F3 success: practice_completed is not a catalogued event")
+    }
+
     @Test("a duplicate event across files and a duplicate key are errors with their lines")
     func duplicates() throws {
         let (_, problems) = try brokenCatalog("events/12_abuse.yaml") { $0 + "  app_open:\n    domain: app\n" }

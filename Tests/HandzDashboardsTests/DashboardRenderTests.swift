@@ -52,7 +52,10 @@ struct DashboardRenderTests {
                     case .funnel(let id, _):
                         let report = try store.funnel(FunnelQuery(funnel: catalog.funnels.first { $0.id == id }!, fromMs: from, toMs: to))
                         let rows = try #require(tables["p-\(panel.id)-0-table"]).dropFirst()
-                        #expect(rows.map { tableInteger($0[2]) } == report.steps.map(\.actors), "\(panel.id)")
+                        // The steps, then the success row.
+                        let expected = report.steps + (report.success.map { [$0] } ?? [])
+                        #expect(rows.map { tableInteger($0[2]) } == expected.map(\.actors), "\(panel.id)")
+                        #expect(rows.last?.first == "Success", "\(panel.id) ends with its success row")
                         #expect(report.steps[0].actors > 0 && report.steps.last!.actors > 0, "\(id) has data at every end")
                         checked += 1
                     case .kpi(let id, nil) where panel.chart == .stat:

@@ -110,7 +110,9 @@ def number(cell):
 
 def compare(panel, tables, result, index):
     """The report's numbers for a funnel or single-value panel against a Grafana query's rows."""
-    if panel["type"] == "barchart" and len(result) and len(result[0]) == 4 and tables and tables[0] and tables[0][0][:3] == ["Step", "Events", tables[0][0][2]]:
+    # Funnel rows: (breakdown, step, actors, median_ms, links); the table's last row is the
+    # success, step n + 1 in the SQL.
+    if panel["type"] == "barchart" and len(result) and len(result[0]) == 5 and tables and tables[0] and tables[0][0][:3] == ["Step", "Events", tables[0][0][2]]:
         shown = [number(row[2]) for row in tables[0][1:]]
         got = {int(r[1]): int(r[2]) for r in result if r[0] is None}
         return shown == [got.get(step, 0) for step in range(1, len(shown) + 1)]

@@ -90,8 +90,18 @@ public struct CatalogDocsWriter {
                 if !step.filters.isEmpty {
                     text += " where " + step.filters.map { "`\($0.property)` ∈ {\($0.values.joined(separator: ", "))}" }.joined(separator: " and ")
                 }
+                if step.otherActor { text += ", by another actor" }
+                if let link = step.link { text += ", `\(link.property)` = step \(link.step)'s `\(link.stepProperty)`" }
                 if let specName = step.specName { text += " — §5.1 `\(specName)`" }
                 out.append(text)
+            }
+            if let success = funnel.successCondition {
+                var text = "- Success: " + (success.events.isEmpty ? "any event" : success.events.map { "`\($0)`" }.joined(separator: " or "))
+                if !success.filters.isEmpty {
+                    text += " where " + success.filters.map { "`\($0.property)` ∈ {\($0.values.joined(separator: ", "))}" }.joined(separator: " and ")
+                }
+                if let differs = success.differs { text += ", `\(differs.property)` ≠ step \(differs.step)'s `\(differs.stepProperty)`" }
+                out.append(text + ", after step \(success.afterStep), within the window")
             }
         }
         out.append("")
