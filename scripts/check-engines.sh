@@ -25,6 +25,8 @@ BIN="$(swift build --show-bin-path)/handz-analytics"
 "$BIN" simulate --installs 800 --days 42 --seed 20260301 --out "$RUN/events.ndjson" >/dev/null
 "$BIN" import --db "$RUN/store.sqlite" "$RUN/events.ndjson"
 
+# ENGINES=postgres,duckdb (optional) limits the run to some engines while developing.
 timeout 1500 "$VENV/bin/python" Tests/Interop/engine_agreement.py --binary "$BIN" --db "$RUN/store.sqlite" --work "$RUN" \
+  ${ENGINES:+--engines "$ENGINES"} \
   --postgres "$POSTGRES_DSN" --from 2026-03-01 --to 2026-04-12 --narrow-from 2026-03-08T06:30:00Z --narrow-to 2026-03-29
 echo "engine harness: $((SECONDS - started)) s"

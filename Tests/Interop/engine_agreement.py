@@ -355,6 +355,7 @@ def main():
         mismatches = 0
         for label, kind, arguments in all_cases:
             sql = cli(args.binary, "sql", kind, *arguments, "--dialect", dialect, *lake)
+            query_started = time.monotonic()
             try:
                 try:
                     result = engine.query(sql)
@@ -366,6 +367,9 @@ def main():
                 mismatches += 1
                 print(f"FAIL {name} {label}: query failed: {str(error).splitlines()[0][:300]}")
                 continue
+            elapsed = time.monotonic() - query_started
+            if elapsed > 5:
+                print(f"slow: {name} {label} {elapsed:.1f} s")
             got = funnel_rows(result) if kind == "funnel" else kpi_rows(measures[label], result)
             if got != expected[label]:
                 failures += 1

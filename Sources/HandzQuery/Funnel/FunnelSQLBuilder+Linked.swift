@@ -58,9 +58,13 @@ extension FunnelSQLBuilder {
         let success = funnel.successCondition
         let flags = (1...count).map { "s\($0)" } + (success == nil ? [] : ["sx"])
         let values = properties.map { "v_\($0)" }
+        // PostgreSQL inlines a CTE read once and, with no statistics on CTE rows, plans these
+        // joins as nested loops that re-run the inlined query per outer row (F2 took 66 s on
+        // 68k events); computed once, each is read from memory (`AS MATERIALIZED`, PostgreSQL 12+).
+        let materialized = dialect == .postgres ? "MATERIALIZED " : ""
 
         var ctes = ["""
-        eo AS (
+        eo AS \(materialized)(
           SELECT \((["actor", "t", "id", "bd"] + flags + values).joined(separator: ", ")),
                  ROW_NUMBER() OVER (PARTITION BY actor ORDER BY t, id) AS pos
           FROM ev
@@ -72,7 +76,7 @@ extension FunnelSQLBuilder {
         func stepValues(_ step: Int, from alias: String) -> [String] { properties.map { "\(alias).v_\($0) AS c\(step)_\($0)" } }
         func carriedValues(_ step: Int, from alias: String) -> [String] { properties.map { "\(alias).c\(step)_\($0)" } }
         ctes.append("""
-        sl AS (
+        sl AS \(materialized)(
           SELECT actor, ph, t, bd, ROW_NUMBER() OVER (PARTITION BY actor, ph ORDER BY t, id) AS lr
           FROM sch
           WHERE lvl = \(senderSteps)
@@ -83,7 +87,7 @@ extension FunnelSQLBuilder {
         linkColumns += ["e.id AS i\(senderSteps)"] + stepValues(senderSteps, from: "e")
         linkColumns.append("\(dialect.castInteger("DENSE_RANK() OVER (ORDER BY sl.actor, sl.ph)")) AS lid")
         ctes.append("""
-        lk AS (
+        lk AS \(materialized)(
           SELECT \(linkColumns.joined(separator: ", "))
           FROM sl JOIN eo e ON e.actor = sl.actor AND e.pos = sl.ph
           WHERE sl.lr = 1
@@ -112,7 +116,7 @@ extension FunnelSQLBuilder {
             let fromCarried = step == handoff ? carried.map { "b.\($0)" } + ["e.actor AS rcv"] : key.map { "b.\($0)" }
             let stepColumns = ["e.t AS t\(step)", "e.id AS i\(step)"] + stepValues(step, from: "e")
             ctes.append("""
-            c\(step) AS (
+            c\(step) AS \(materialized)(
               SELECT \((fromCarried + stepColumns).joined(separator: ", ")),
                      ROW_NUMBER() OVER (PARTITION BY \(partition) ORDER BY e.t, e.id) AS q
               FROM \(previous) b JOIN eo e ON \(joinOn.isEmpty ? "1 = 1" : joinOn.joined(separator: " AND "))
@@ -123,7 +127,7 @@ extension FunnelSQLBuilder {
             let keep = branching.contains(step) ? "" : "\n  WHERE q = 1"
             if step == handoff {
                 ctes.append("""
-                b\(step) AS (
+                b\(step) AS \(materialized)(
                   SELECT \((carried + ["rcv"] + newColumns).joined(separator: ", "))
                   FROM c\(step)\(keep)
                 )
@@ -131,13 +135,13 @@ extension FunnelSQLBuilder {
                 carried.append("rcv")
             } else {
                 ctes.append("""
-                f\(step) AS (
+                f\(step) AS \(materialized)(
                   SELECT \((key + newColumns).joined(separator: ", "))
                   FROM c\(step)\(keep)
                 )
                 """)
                 ctes.append("""
-                b\(step) AS (
+                b\(step) AS \(materialized)(
                   SELECT \((carried.map { "b.\($0)" } + newColumns.map { "f.\($0)" }).joined(separator: ", "))
                   FROM b\(step - 1) b LEFT JOIN f\(step) f ON \(key.map { "f.\($0) = b.\($0)" }.joined(separator: " AND "))
                 )
@@ -153,7 +157,7 @@ extension FunnelSQLBuilder {
         level = handoff == count ? "\(count)" : level + " ELSE \(handoff) END"
         let order = (handoff...count).map { "t\($0), i\($0)" }.joined(separator: ", ")
         ctes.append("""
-        bt AS (
+        bt AS \(materialized)(
           SELECT \(carried.joined(separator: ", ")), \(level) AS lvl,
                  ROW_NUMBER() OVER (PARTITION BY lid, rcv ORDER BY \(level) DESC, \(order)) AS r
           FROM b\(count)
@@ -166,7 +170,7 @@ extension FunnelSQLBuilder {
             var conditions = ["b.r = 1", "e.sx = 1", "(e.t > b.t\(after) OR (e.t = b.t\(after) AND e.id > b.i\(after)))", "e.t <= b.t1 + \(window)"]
             if let differs = success.differs { conditions.append("e.v_\(differs.property) <> b.c\(differs.step)_\(differs.stepProperty)") }
             ctes.append("""
-            sxc AS (
+            sxc AS \(materialized)(
               SELECT b.lid AS lid, b.rcv AS rcv, MIN(e.t) AS tx
               FROM bt b JOIN eo e ON e.actor = b.rcv
               WHERE \(conditions.joined(separator: " AND "))
