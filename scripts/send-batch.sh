@@ -12,7 +12,7 @@ key_id="$1"; secret="$2"; body="$3"; url="${4:-http://127.0.0.1:8080}"
 tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
 gzip -c < "$body" > "$tmp"
 ts=$(date +%s)
-sig=$( { printf 'HZ2\nPOST\n/v1/batch\n\n%s\n' "$ts"; cat "$tmp"; } | openssl dgst -sha256 -mac HMAC -macopt "hexkey:$secret" -r | cut -d' ' -f1)
+sig=$("$(dirname "$0")/sign-request.sh" "$secret" "$ts" POST /v1/batch "" "$tmp")
 curl -sS -X POST "$url/v1/batch" \
   -H 'Content-Type: application/json' -H 'Content-Encoding: gzip' \
   -H "Authorization: HZ2-HMAC-SHA256 key=$key_id, ts=$ts, sig=$sig" \
