@@ -108,6 +108,20 @@ struct DashboardRenderTests {
         #expect(crashed > 0 && leftOut > 0, "the simulated data has crashed and unknown sessions")
     }
 
+    @Test("simulated crash reports name an earlier session of the same install; some come from older builds without the id")
+    func simulatedCrashReports() throws {
+        let reports = data.events.filter { $0.name == "crash_reported" }
+        let named = reports.compactMap { report in report.text("crashed_session_id").map { (report, $0) } }
+        #expect(!named.isEmpty && named.count < reports.count)
+        var bySession: [String: [SimulatedDashboards.Event]] = [:]
+        for event in data.events { bySession[event.session, default: []].append(event) }
+        for (report, crashed) in named {
+            let session = bySession[crashed] ?? []
+            #expect(crashed != report.session && !session.isEmpty, "a report names another, stored session")
+            #expect(session.allSatisfy { $0.install == report.install && $0.timeMs <= report.timeMs }, "the crashed session came earlier on the same install")
+        }
+    }
+
     @Test("daily counts, rates, top values and histograms match counts over the stored events")
     func eventQueriesMatchMemory() throws {
         var checked = 0
