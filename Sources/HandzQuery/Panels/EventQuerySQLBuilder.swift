@@ -109,12 +109,13 @@ public struct EventQuerySQLBuilder {
             // N − 1 days after the session's last bad day so far. The owned ranges become +1/−1
             // steps per day, summed in day order: linear in (session, day) rows, no range join.
             // The same steps for the install's last sessions (`lst`) count the unknown ones: last
-            // and not bad in the window (the KPI's left_out).
+            // and not bad in the window (the KPI's left_out). `next_day` takes a Nullable argument:
+            // over an empty frame ClickHouse gives a non-Nullable MIN its type's default, 0, not NULL.
             return [EventStatement(part: .sessions, sql: """
             WITH \(perDay),
             sq AS (
               SELECT day, lst,
-                     MIN(day) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_day,
+                     MIN(CASE WHEN day IS NOT NULL THEN day END) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_day,
                      MAX(CASE WHEN bad = 1 THEN day END) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS last_bad
               FROM sd
             ),
