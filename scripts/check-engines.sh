@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every funnel and every KPI gives identical numbers on SQLite, PostgreSQL, DuckDB, ClickHouse
-# (chdb) and Spark SQL, and the BigQuery SQL parses (sqlglot). Installs what it needs: the Debian
+# Every funnel, every KPI and the crash-free sessions panel (session_share) give identical numbers
+# on SQLite, PostgreSQL, DuckDB, ClickHouse (chdb) and Spark SQL, and the BigQuery SQL parses (sqlglot). Installs what it needs: the Debian
 # PostgreSQL server when missing, and a Python venv with duckdb, chdb, pyspark, sqlglot and psycopg.
 # PostgreSQL runs from the Debian binaries on 127.0.0.1 (a free port), as a non-root user, with its
 # data under the work dir, and is stopped on exit. Run by scripts/test.sh (and so by .ci/run).

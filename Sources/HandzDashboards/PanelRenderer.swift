@@ -129,21 +129,23 @@ struct PanelRenderer {
 
     func rate() -> String {
         var series: [(name: String, values: [Double?])] = []
-        var perSeries: [(name: String, rows: [DailyRatio], total: DailyRatio?)] = []
+        // Session shares also show their unknown sessions ("left out": an install's last session,
+        // whose crash report could still come), counted in neither numerator nor denominator.
+        var perSeries: [(name: String, rows: [DailyRatio], total: DailyRatio?, leftOut: Bool)] = []
         for (index, source) in data.sources.enumerated() {
             switch source.result {
             case .query(.ratio(let rows, let total)):
-                perSeries.append((source.label, rows, total))
+                perSeries.append((source.label, rows, total, false))
             case .query(.sessions(let daily, let rolling)):
                 let window = kind(index).flatMap { kind -> Int64? in if case .query(let query) = kind { return query.rollingDays }; return nil } ?? 7
-                perSeries.append(("\(source.label), per day", daily, nil))
-                perSeries.append(("\(source.label), \(window)-day rolling", rolling, nil))
+                perSeries.append(("\(source.label), per day", daily, nil, true))
+                perSeries.append(("\(source.label), \(window)-day rolling", rolling, nil, true))
             default: continue
             }
         }
         var table = Table(caption: "by UTC day from the range start; unit: \(panel.unit)", columns: ["Day"])
         for entry in perSeries {
-            table.columns += ["\(entry.name): numerator", "denominator", "%"]
+            table.columns += ["\(entry.name): numerator", "denominator", "%"] + (entry.leftOut ? ["left out"] : [])
             var values = [Double?](repeating: nil, count: days)
             for row in entry.rows where row.day >= 0 && row.day < days { values[Int(row.day)] = row.value }
             series.append((entry.name, values))
@@ -153,12 +155,14 @@ struct PanelRenderer {
             for entry in perSeries {
                 let ratio = entry.rows.first { $0.day == Int64(day) }
                 row += [Format.integer(ratio?.numerator ?? 0), Format.integer(ratio?.denominator ?? 0), Format.percent(ratio?.value)]
+                if entry.leftOut { row.append(Format.integer(ratio?.leftOut ?? 0)) }
             }
             table.rows.append(row)
         }
         if perSeries.contains(where: { $0.total != nil }) {
             table.rows.append(["Whole range"] + perSeries.flatMap { entry in
-                entry.total.map { [Format.integer($0.numerator), Format.integer($0.denominator), Format.percent($0.value)] } ?? ["", "", ""]
+                (entry.total.map { [Format.integer($0.numerator), Format.integer($0.denominator), Format.percent($0.value)] } ?? ["", "", ""])
+                    + (entry.leftOut ? [""] : [])
             })
         }
         return figure("0", Charts.timeSeries(id: "\(id)-0", title: panel.title, fromMs: fromMs, days: days, series: series, unit: panel.unit, percent: true), table)

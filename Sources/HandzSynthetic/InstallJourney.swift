@@ -24,6 +24,9 @@ struct InstallJourney {
     /// Monthly free practice credits (CH08 §5: 3 a month) and when they were last refreshed.
     var credits: Int64 = 3
     var creditsRefreshedMs: Int64
+    /// A session that crashed and the screen it was on: reported by the next launch (CH33 §6.11),
+    /// never if the install does not launch again.
+    var unreportedCrash: (sessionID: String, screen: String?)?
 
     init(simulator: JourneySimulator, random: inout SeededRandom) {
         self.simulator = simulator
@@ -83,6 +86,22 @@ struct InstallJourney {
             record(.doubleAppOpen, cited: [current[0], current[1]])
         }
         show(after: 0...3)
+        reportCrash()
+    }
+
+    /// The launch after a crash sends crash_reported from the new session, naming the crashed
+    /// one in crashed_session_id; one report in ten comes from an older app build without it
+    /// (catalog before 1.3.0), which crash_free_sessions counts against the reporting session.
+    mutating func reportCrash() {
+        guard let crash = unreportedCrash else { return }
+        unreportedCrash = nil
+        var overrides: [(String, PropertyValue)] = crash.screen.map { [("last_screen_name", .string($0))] } ?? []
+        if random.chance(0.9) {
+            overrides.append(("crashed_session_id", .string(crash.sessionID)))
+            emit("crash_reported", overrides, after: 0...5)
+        } else {
+            emit("crash_reported", overrides, removing: ["crashed_session_id"], after: 0...5)
+        }
     }
 
     /// A screen_viewed chained to the one before it in the session (CH33 §13).
@@ -104,6 +123,14 @@ struct InstallJourney {
 
     mutating func endSession() {
         emit("app_background", [], after: 5...600)
+        sessions.append(current)
+        current = []
+    }
+
+    /// Ends the session as one in 33 does: a crash, so no app_background; the next launch reports it.
+    mutating func endSessionOrCrash() {
+        guard random.chance(0.03) else { return endSession() }
+        unreportedCrash = (context.sessionID, screen)
         sessions.append(current)
         current = []
     }
@@ -145,8 +172,7 @@ struct InstallJourney {
             emit("guest_mode_entered", [("entry_point", .string("first_launch"))])
             if random.chance(0.3) { build(newFlow: true, openProbability: 0.5) }
         }
-        if random.chance(0.03) { emit("crash_reported") }
-        endSession()
+        endSessionOrCrash()
     }
 
     mutating func laterSession() {
@@ -165,8 +191,7 @@ struct InstallJourney {
         if !simulator.sharedLinks.isEmpty, random.chance(0.12) { receive() }
         subscriptionLife()
         filler()
-        if random.chance(0.03) { emit("crash_reported") }
-        endSession()
+        endSessionOrCrash()
     }
 
     mutating func filler() {

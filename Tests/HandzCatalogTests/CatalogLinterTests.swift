@@ -49,6 +49,16 @@ import Testing
         expectProblem(problems, file: "events", containing: "event app_background is not catalogued")
     }
 
+    @Test("crash_free_sessions needs the report's session key, and the key must be a uuid property the report carries")
+    func reportedSessionKey() throws {
+        let (_, noKey) = try brokenCatalog("kpis.yaml") { $0.replacingOccurrences(of: "    key: crashed_session_id\n", with: "") }
+        expectProblem(noKey, file: "kpis.yaml", containing: "KPI crash_free_sessions: measure sessions_without_report needs key")
+        let (_, notCarried) = try brokenCatalog("kpis.yaml") { $0.replacingOccurrences(of: "    key: crashed_session_id\n", with: "    key: flow_id\n") }
+        expectProblem(notCarried, file: "kpis.yaml", containing: "KPI crash_free_sessions: event crash_reported does not carry flow_id")
+        let (_, notUUID) = try brokenCatalog("kpis.yaml") { $0.replacingOccurrences(of: "    key: crashed_session_id\n", with: "    key: last_screen_name\n") }
+        expectProblem(notUUID, file: "kpis.yaml", containing: "last_screen_name names a session, so it must have format uuid")
+    }
+
     @Test("a funnel step naming an unknown event is an error")
     func funnelStep() throws {
         let (_, problems) = try brokenCatalog("funnels.yaml") { $0.replacingOccurrences(of: "      - events: [flow_draft_created]", with: "      - events: [flow_drafted]") }

@@ -90,19 +90,39 @@ struct DashboardRenderTests {
         #expect(checked >= 17)
     }
 
-    @Test("crash-free sessions per day and over 7 days are the KPI crash_free_sessions on those ranges")
+    @Test("crash-free sessions per day and over 7 days are the KPI crash_free_sessions on those ranges, unknown sessions included")
     func crashFreeIsTheKPI() throws {
         let store = try data.analysis()
         let kpi = RepositoryCatalog.catalog.kpis.first { $0.id == "crash_free_sessions" }!
         let table = try #require(try rendered().flatMap { $0.1 }.first { $0.key == "p-crash_free_sessions-0-table" }?.value)
+        // Per series: numerator, denominator, %, left out.
+        #expect(table.first?[4] == "left out" && table.first?[8] == "left out")
+        var crashed: Int64 = 0, leftOut: Int64 = 0
         for (day, row) in table.dropFirst().enumerated() {
             let dayFrom = from + Int64(day) * EventQuery.dayMs
             let daily = try store.kpi(KPIQuery(kpi: kpi, fromMs: dayFrom, toMs: dayFrom + EventQuery.dayMs))
             let rolling = try store.kpi(KPIQuery(kpi: kpi, fromMs: max(from, dayFrom - 6 * EventQuery.dayMs), toMs: dayFrom + EventQuery.dayMs))
-            #expect([tableInteger(row[1]), tableInteger(row[2])] == [daily.numerator, daily.denominator], "day \(day)")
-            #expect([tableInteger(row[4]), tableInteger(row[5])] == [rolling.numerator, rolling.denominator], "day \(day)")
+            #expect([tableInteger(row[1]), tableInteger(row[2]), tableInteger(row[4])] == [daily.numerator, daily.denominator, daily.leftOut], "day \(day)")
+            #expect([tableInteger(row[5]), tableInteger(row[6]), tableInteger(row[8])] == [rolling.numerator, rolling.denominator, rolling.leftOut], "day \(day)")
+            crashed += (daily.denominator ?? 0) - (daily.numerator ?? 0)
+            leftOut += daily.leftOut ?? 0
         }
         #expect(table.count == Int(SimulatedDashboards.days) + 1)
+        #expect(crashed > 0 && leftOut > 0, "the simulated data has crashed and unknown sessions")
+    }
+
+    @Test("simulated crash reports name an earlier session of the same install; some come from older builds without the id")
+    func simulatedCrashReports() throws {
+        let reports = data.events.filter { $0.name == "crash_reported" }
+        let named = reports.compactMap { report in report.text("crashed_session_id").map { (report, $0) } }
+        #expect(!named.isEmpty && named.count < reports.count)
+        var bySession: [String: [SimulatedDashboards.Event]] = [:]
+        for event in data.events { bySession[event.session, default: []].append(event) }
+        for (report, crashed) in named {
+            let session = bySession[crashed] ?? []
+            #expect(crashed != report.session && !session.isEmpty, "a report names another, stored session")
+            #expect(session.allSatisfy { $0.install == report.install && $0.timeMs <= report.timeMs }, "the crashed session came earlier on the same install")
+        }
     }
 
     @Test("daily counts, rates, top values and histograms match counts over the stored events")

@@ -72,16 +72,10 @@ import Testing
         #expect(report.rows == .ratio(numerator: 1, denominator: 3))
     }
 
-    @Test("crash-free sessions and good-fps sessions count sessions, not events")
+    /// crash_free_sessions has fixtures of its own (CrashFreeSessionsFixtureTests).
+    @Test("good-fps sessions count sessions, not events, and leave no session out")
     func sessions() throws {
         let t = Self.base + 3_600_000
-        let crash = try run("crash_free_sessions", [
-            FixtureEvent(id: 1, name: "app_open", timeMs: t, install: "a", session: "s1"),
-            FixtureEvent(id: 2, name: "crash_reported", timeMs: t + 1, install: "a", session: "s1"),
-            FixtureEvent(id: 3, name: "app_open", timeMs: t, install: "a", session: "s2"),
-            FixtureEvent(id: 4, name: "screen_viewed", timeMs: t, install: "b", session: "s3"),
-        ])
-        #expect(crash.rows == .ratio(numerator: 2, denominator: 3))
         let fps = try run("builder_fps_good_sessions", [
             FixtureEvent(id: 1, name: "perf_flow_builder_loaded", timeMs: t, install: "a", session: "s1", properties: ["fps_bucket": "\"good\""]),
             FixtureEvent(id: 2, name: "perf_flow_builder_loaded", timeMs: t + 1, install: "a", session: "s1", properties: ["fps_bucket": "\"good\""]),
@@ -90,6 +84,7 @@ import Testing
             FixtureEvent(id: 5, name: "app_open", timeMs: t, install: "b", session: "s3"),
         ])
         #expect(fps.rows == .ratio(numerator: 1, denominator: 2))
+        #expect(fps.leftOut == nil)
     }
 
     @Test("practice retention needs practice in every whole week; the trailing part-week is left out")

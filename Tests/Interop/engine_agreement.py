@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Every funnel and every KPI gives identical numbers on every engine.
+"""Every funnel, every KPI and the crash-free sessions panel give identical numbers on every engine.
 
 Runs the SQLite SQL on one SQLite store (filled by `handz-analytics import`), loads the store's
 events into PostgreSQL, DuckDB, ClickHouse (chdb) and Spark SQL (local mode), each with the table
 from `handz-analytics sql ddl --dialect D`, runs the SQL from `handz-analytics sql funnel|kpi ...
 --dialect D` on each, and compares the integers with `handz-analytics funnel|kpi ... --format json`
-on the SQLite store. BigQuery SQL is parsed with sqlglot. Exits 1 on any difference.
+on the SQLite store. The launch_health crash-free sessions panel (`sql panel`, the session_share
+query: per-day and rolling rows with left_out) is compared with its SQLite SQL's rows on the store.
+BigQuery SQL is parsed with sqlglot. Exits 1 on any difference.
 
 Never prints event values: only query names, counts and medians.
 """
@@ -243,6 +245,15 @@ def kpi_rows(measure, rows):
     return ("ratio", int(numerator or 0), int(denominator or 0), left_out)
 
 
+def panel_rows(rows):
+    """A named event query's integer rows, in one order (the SQL leaves ordering to the reader)."""
+    return sorted(tuple(None if v is None else int(v) for v in row) for row in rows)
+
+
+# Dashboard panels whose named event query is compared across engines: (dashboard, panel).
+PANELS = [("launch_health", "crash_free_sessions")]
+
+
 def kpi_expected(report):
     if report["measure"] == "cohort_median_time":
         return ("median", report["median_ms"], report["denominator"])
@@ -266,6 +277,9 @@ def cases(catalog_kpis, start, end, narrow_from, narrow_to):
     for kpi in catalog_kpis:
         out.append((f"kpi {kpi}", "kpi", [kpi, *full]))
         out.append((f"kpi {kpi} actor user, narrow", "kpi", [kpi, *narrow, "--actor", "user"]))
+    for dashboard, panel in PANELS:
+        out.append((f"panel {dashboard}/{panel}", "panel", [dashboard, panel, *full]))
+        out.append((f"panel {dashboard}/{panel} narrow", "panel", [dashboard, panel, *narrow]))
     return out
 
 
@@ -296,11 +310,16 @@ def main():
     kpis = [line.split(",")[0] for line in cli(args.binary, "kpi", "--all", "--db", args.db, "--format", "csv").splitlines()[1:]]
     all_cases = cases(kpis, args.start, args.end, args.narrow_from, args.narrow_to)
 
-    # Expected answers: the CLI on the SQLite store.
+    # Expected answers: the CLI on the SQLite store (panels: their SQLite SQL on the store).
     expected = {}
+    store = SQLiteStore(args.db)
     for label, kind, arguments in all_cases:
+        if kind == "panel":
+            expected[label] = panel_rows(store.query(cli(args.binary, "sql", "panel", *arguments, "--dialect", "sqlite")))
+            continue
         report = json.loads(cli(args.binary, kind, *arguments, "--db", args.db, "--format", "json"), parse_float=Decimal)
         expected[label] = funnel_expected(report) if kind == "funnel" else kpi_expected(report)
+    store.close()
     measures = {}
     for label, kind, arguments in all_cases:
         if kind == "kpi":
@@ -353,7 +372,9 @@ def main():
             failures += 1
             print(f"FAIL {name}: loaded {count} events, expected {len(rows)}")
         mismatches = 0
-        for label, kind, arguments in all_cases:
+        # `sql panel` has no --lake: the lake engines run funnels and KPIs only.
+        engine_cases = [case for case in all_cases if not (lake and case[1] == "panel")]
+        for label, kind, arguments in engine_cases:
             sql = cli(args.binary, "sql", kind, *arguments, "--dialect", dialect, *lake)
             query_started = time.monotonic()
             try:
@@ -370,16 +391,19 @@ def main():
             elapsed = time.monotonic() - query_started
             if elapsed > 5:
                 print(f"slow: {name} {label} {elapsed:.1f} s")
-            got = funnel_rows(result) if kind == "funnel" else kpi_rows(measures[label], result)
+            got = funnel_rows(result) if kind == "funnel" else panel_rows(result) if kind == "panel" else kpi_rows(measures[label], result)
             if got != expected[label]:
                 failures += 1
                 mismatches += 1
-                print(f"FAIL {name} {label}:\n  sqlite: {sorted(expected[label].items(), key=str) if kind == 'funnel' else expected[label]}\n"
-                      f"  {name}: {sorted(got.items(), key=str) if kind == 'funnel' else got}")
+                if kind == "panel":
+                    print(f"FAIL {name} {label}: {len(got)} rows, {sum(a != b for a, b in zip(got, expected[label]))} differ from SQLite's {len(expected[label])}")
+                else:
+                    print(f"FAIL {name} {label}:\n  sqlite: {sorted(expected[label].items(), key=str) if kind == 'funnel' else expected[label]}\n"
+                          f"  {name}: {sorted(got.items(), key=str) if kind == 'funnel' else got}")
             else:
                 passed += 1
         engine.close()
-        print(f"{name}: {len(all_cases) - mismatches}/{len(all_cases)} queries identical to SQLite ({time.monotonic() - engine_started:.1f} s)")
+        print(f"{name}: {len(engine_cases) - mismatches}/{len(engine_cases)} queries identical to SQLite ({time.monotonic() - engine_started:.1f} s)")
 
     print(f"engine agreement: {time.monotonic() - started:.1f} s")
     print(f"{passed} passed, {failures} failed")

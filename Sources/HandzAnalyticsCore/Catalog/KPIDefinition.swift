@@ -15,7 +15,8 @@ public struct KPIDefinition: Sendable, Equatable {
     public var exclude: EventMatch?
     /// The property a measure reads: distinct values counted, or the distribution's value.
     public var property: String?
-    /// The property that ties events together (`share_link_id`, `import_id`, `flow_id`).
+    /// The property that ties events together (`share_link_id`, `import_id`, `flow_id`); for
+    /// `sessions_without_report`, the `exclude` events' property naming the reported session.
     public var key: String?
     /// `weekly_sum_per_actor`: integer properties summed, per event.
     public var sums: [KPISum]
@@ -80,6 +81,14 @@ public enum KPIMeasure: String, Sendable, CaseIterable {
     case eventsPerActive = "events_per_active"
     /// Share of sessions (with a `population` event, or any) having no `exclude` event.
     case sessionsWithout = "sessions_without"
+    /// Share of known sessions with no `exclude` event naming them in `key` (a report sent later,
+    /// from another session: crash_reported on the next launch, CH33 §6.11). A session is bad when
+    /// a report at any time names it, or when a report without `key` (older app builds) is among
+    /// its events in the range; a session that is not bad and is its install's last is unknown —
+    /// its report could still come — and is left out (`left_out`). A measure of its own rather
+    /// than an option of `sessions_without`: it reads every event at any time, and
+    /// `sessions_without` (builder_fps_good_sessions) keeps its numbers and its two columns.
+    case sessionsWithoutReport = "sessions_without_report"
 }
 
 /// Events, optionally restricted by property filters (all must hold).

@@ -89,7 +89,7 @@ extension Lint {
                 }
             }
         }
-        for property in [query.split, query.firstPerKey].compactMap({ $0 }) + query.properties {
+        for property in [query.split, query.firstPerKey, query.sessionKey].compactMap({ $0 }) + query.properties {
             checkPanelProperty(property, on: query.match, type: query.kind == .histogram ? .integer : nil, panel: panel, at: at)
         }
         if query.kind == .followedBy && query.windowSeconds <= 0 { error(at, "\(panel): followed_by needs a positive window") }

@@ -64,7 +64,7 @@ extension LoaderState {
     ]
     static let queryFields: Set<String> = [
         "label", "kind", "match", "denominator", "target", "count", "split", "properties", "first_per_key", "bucket_width", "quantiles",
-        "rolling_days", "window",
+        "rolling_days", "window", "session_key",
     ]
 
     mutating func readPanel(_ reader: inout YAMLReader, _ node: Node) -> PanelDefinition {
@@ -140,6 +140,7 @@ extension LoaderState {
             case "bucket_width": query.bucketWidth = reader.integer(value, "\(context) bucket_width") ?? 1
             case "quantiles": query.quantiles = reader.strings(value, "\(context) quantiles").compactMap { Int64($0) }
             case "rolling_days": query.rollingDays = reader.integer(value, "\(context) rolling_days") ?? 7
+            case "session_key": query.sessionKey = reader.string(value, "\(context) session_key")
             default: query.windowSeconds = reader.duration(value, "\(context) window") ?? 0
             }
         }

@@ -32,6 +32,14 @@ extension Lint {
             if let key = kpi.key {
                 for match in [kpi.source, kpi.target].compactMap({ $0 }) { checkCarried(key, by: match.events, type: nil, kpi: kpi.id, at: at) }
             }
+            if kpi.measure == .sessionsWithoutReport, let key = kpi.key, let exclude = kpi.exclude {
+                // The key names a session: a session_id, so a UUID (CH33 §3.1).
+                checkCarried(key, by: exclude.events, type: nil, kpi: kpi.id, at: at)
+                if let definition = catalog.properties[key], definition.format != .uuid {
+                    error(at, "KPI \(kpi.id): \(key) names a session, so it must have format uuid")
+                }
+                if !kpi.population.isEmpty { error(at, "KPI \(kpi.id): sessions_without_report counts every session; it takes no population") }
+            }
         }
     }
 
@@ -47,6 +55,7 @@ extension Lint {
         case .followedBy: [("source", kpi.source != nil), ("target", kpi.target != nil), ("window", kpi.windowSeconds != nil)]
         case .actorShare: [("target", kpi.target != nil), ("population", !kpi.population.isEmpty)]
         case .sessionsWithout: [("exclude", kpi.exclude != nil)]
+        case .sessionsWithoutReport: [("exclude", kpi.exclude != nil), ("key", kpi.key != nil)]
         }
     }
 

@@ -82,13 +82,19 @@ public struct GrafanaExporter {
         case .funnel, .bars, .histogram: "barchart"
         case .stat: "table"
         }
+        // A session share's unknown sessions are a count, drawn on the right axis beside the %.
+        let sessionShare = panel.sources.contains { if case .query(let query) = $0.kind { return query.kind == .sessionShare }; return false }
+        let overrides: [[String: Any]] = sessionShare
+            ? [["matcher": ["id": "byRegexp", "options": ".*left_out.*"],
+                "properties": [["id": "unit", "value": "short"], ["id": "custom.axisPlacement", "value": "right"]]]]
+            : []
         var description = "CH33 §7: \(panel.bullet)"
         if let note = panel.note { description += " — \(note)" }
         if let missing = panel.missing { description += " — Not in the catalog: \(missing)" }
         return [
             "id": id, "type": type, "title": panel.title, "description": description, "gridPos": gridPos,
             "datasource": datasource, "targets": targets,
-            "fieldConfig": ["defaults": ["unit": panel.chart == .rate ? "percent" : "short", "custom": [:] as [String: Any]], "overrides": []],
+            "fieldConfig": ["defaults": ["unit": panel.chart == .rate ? "percent" : "short", "custom": [:] as [String: Any]], "overrides": overrides],
             "options": [:] as [String: Any],
         ]
     }
@@ -131,7 +137,8 @@ public struct GrafanaExporter {
         switch part {
         case .sessions:
             let metric = postgres ? "CAST(q.days AS TEXT) || '-day window'" : "concat(toString(q.days), '-day window')"
-            columns = "\(metric) AS metric, \(percent("q.good", "q.total"))"
+            // The unknown sessions (left out of the percentage) as a second field per window.
+            columns = "\(metric) AS metric, \(percent("q.good", "q.total")), q.left_out AS left_out"
         case .ratio:
             columns = percent("q.numerator", "q.denominator")
         default:

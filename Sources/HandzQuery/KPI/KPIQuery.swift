@@ -27,7 +27,8 @@ public struct KPIQuery: Sendable, Equatable {
 /// What a KPI's SQL returns, by measure.
 public enum KPIShape: Sendable {
     /// One row: `numerator`, `denominator` (integers), and for the cohort measures with a window
-    /// `left_out` (``KPISQLBuilder/reportsLeftOut(_:)``); value = numerator / denominator / divisor.
+    /// and `sessions_without_report` `left_out` (``KPISQLBuilder/reportsLeftOut(_:)``); value =
+    /// numerator / denominator / divisor.
     case ratio
     /// One row: `median_ms` (lower median, integer ms, NULL when empty), `actors`.
     case median

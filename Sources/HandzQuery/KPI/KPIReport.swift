@@ -21,9 +21,11 @@ public struct KPIBucket: Sendable, Equatable {
 public struct KPIReport: Sendable, Equatable {
     public var query: KPIQuery
     public var rows: KPIRows
-    /// Cohort measures with a window (``KPISQLBuilder/reportsLeftOut(_:)``): members of the cohort
-    /// whose window ends after the data ends, counted in neither numerator nor denominator. Nil
-    /// for the other measures.
+    /// Measures that leave someone out (``KPISQLBuilder/reportsLeftOut(_:)``), counted in neither
+    /// numerator nor denominator: cohort members whose window ends after the data ends, or, for
+    /// `sessions_without_report` (crash_free_sessions), unknown sessions — their install's last,
+    /// with no crash reported, since a crash is reported on the next launch (CH33 §6.11). Nil for
+    /// the other measures.
     public var leftOut: Int64?
 
     public init(query: KPIQuery, rows: KPIRows, leftOut: Int64? = nil) {

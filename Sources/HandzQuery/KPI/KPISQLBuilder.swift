@@ -95,6 +95,20 @@ public struct KPISQLBuilder {
         case .sessionsWithout:
             ctes.append("ss AS (SELECT session, MAX(is_pop) AS has_pop, MAX(is_exclude) AS bad FROM ae WHERE t >= \(f) AND t < \(t) GROUP BY session)")
             body = "SELECT COALESCE(SUM(CASE WHEN bad = 0 THEN 1 ELSE 0 END), 0) AS numerator, COUNT(*) AS denominator FROM ss WHERE has_pop = 1"
+        case .sessionsWithoutReport:
+            ctes += Self.reportedSessionCTEs(rows: "ae", install: "inst", session: "session", time: "t", id: "id", flag: "is_exclude", key: "kv")
+            // `sr`: the sessions of the range, `unnamed` when a report without the key is among
+            // their events in the range (older app builds); `sk`: bad when so or when a report
+            // names them (`rep`), last when they hold their install's last event (`ls`).
+            ctes.append("sr AS (SELECT session, MAX(CASE WHEN is_exclude = 1 AND kv IS NULL THEN 1 ELSE 0 END) AS unnamed FROM ae WHERE t >= \(f) AND t < \(t) GROUP BY session)")
+            ctes.append("""
+            sk AS (SELECT sr.session AS session, CASE WHEN sr.unnamed = 1 OR rep.session IS NOT NULL THEN 1 ELSE 0 END AS bad,
+                          CASE WHEN ls.session IS NOT NULL THEN 1 ELSE 0 END AS lst
+                   FROM sr LEFT JOIN rep ON rep.session = sr.session LEFT JOIN ls ON ls.session = sr.session)
+            """)
+            body = "SELECT COALESCE(SUM(CASE WHEN bad = 0 AND lst = 0 THEN 1 ELSE 0 END), 0) AS numerator, "
+                + "COALESCE(SUM(CASE WHEN bad = 1 OR lst = 0 THEN 1 ELSE 0 END), 0) AS denominator, "
+                + "COALESCE(SUM(CASE WHEN bad = 0 AND lst = 1 THEN 1 ELSE 0 END), 0) AS left_out FROM sk"
         }
         return "WITH\n" + ctes.joined(separator: ",\n") + "\n" + body + dialect.querySuffix
     }
@@ -104,10 +118,25 @@ public struct KPISQLBuilder {
         "SELECT nu.numerator AS numerator, de.denominator AS denominator FROM (\(numerator)) nu CROSS JOIN (\(denominator)) de"
     }
 
-    /// Whether the measure's SQL returns a third column, `left_out`: cohort members whose window
-    /// ends after the data ends, left out of numerator and denominator (they could still convert).
+    /// Whether the measure's SQL returns a third column, `left_out`, counted in neither numerator
+    /// nor denominator: cohort members whose window ends after the data ends (they could still
+    /// convert), or unknown sessions (``KPIMeasure/sessionsWithoutReport``: their report could
+    /// still come).
     public static func reportsLeftOut(_ measure: KPIMeasure) -> Bool {
-        measure == .cohortConversion || measure == .cohortReturn
+        measure == .cohortConversion || measure == .cohortReturn || measure == .sessionsWithoutReport
+    }
+
+    /// The two session sets of ``KPIMeasure/sessionsWithoutReport`` over `rows` (every event, at
+    /// any time), shared with the dashboards' `session_share` (``EventQuerySQLBuilder``):
+    /// `rep`, the sessions a report (`flag` = 1) names in `key`, at any time — a crash is reported
+    /// on the next launch, possibly after the range (CH33 §6.11); `ls`, the sessions holding their
+    /// install's last event by (time, id) — no later session of the install exists, so a crash
+    /// there would not have been reported yet. A window and GROUP BY, no correlated subquery.
+    static func reportedSessionCTEs(rows: String, install: String, session: String, time: String, id: String, flag: String, key: String) -> [String] {
+        [
+            "rep AS (SELECT \(key) AS session FROM \(rows) WHERE \(flag) = 1 AND \(key) IS NOT NULL GROUP BY \(key))",
+            "ls AS (SELECT s AS session FROM (SELECT \(session) AS s, ROW_NUMBER() OVER (PARTITION BY \(install) ORDER BY \(time) DESC, \(id) DESC) AS r FROM \(rows)) x WHERE r = 1 GROUP BY s)",
+        ]
     }
 
     /// `ca`: every row with its actor's install time `t0` (first app_open, over all data), a
@@ -162,6 +191,8 @@ public struct KPISQLBuilder {
             amount = "CASE \(cases.joined(separator: " ")) END"
         }
         columns.append("\(amount) AS amount")
+        // The physical install (the actor may be a user): its last session is unknown.
+        if kpi.measure == .sessionsWithoutReport { columns.append("e.install_id AS inst") }
         ctes.append("""
         ae AS (
           SELECT \(columns.joined(separator: ",\n         "))
@@ -175,14 +206,16 @@ public struct KPISQLBuilder {
     public static func readsActiveEvent(_ measure: KPIMeasure) -> Bool {
         switch measure {
         case .cohortConversion, .cohortMedianTime, .cohortReturn, .weeklyDistinctPerActive, .weeklyActorShare, .eventsPerActive: true
-        case .everyWeek, .weeklySumPerActor, .latestValueDistribution, .followedBy, .actorShare, .sessionsWithout: false
+        case .everyWeek, .weeklySumPerActor, .latestValueDistribution, .followedBy, .actorShare, .sessionsWithout, .sessionsWithoutReport: false
         }
     }
 
     /// Rows the measure can need: its events only (all events for sessions), in the range it
-    /// reads. Cohort measures read all time (install time is the first app_open ever).
+    /// reads. Cohort measures read all time (install time is the first app_open ever), and so does
+    /// `sessions_without_report`: every event (an install's last session) and reports after `to`.
     func prefilter(_ query: KPIQuery) throws(QueryError) -> String {
         let kpi = query.kpi
+        if kpi.measure == .sessionsWithoutReport { return "" }
         // app_open only where the measure reads it (install time, active actors): it is the most
         // frequent event, so reading it for nothing dominates the other measures' cost.
         var names = Self.readsActiveEvent(kpi.measure) ? [Self.activeEvent] : []

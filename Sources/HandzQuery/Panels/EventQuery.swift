@@ -19,7 +19,10 @@ public struct EventQuery: Sendable, Equatable {
         /// Buckets of an integer `properties[0]` of `match` (width `bucketWidth`), and its lower quantiles.
         case histogram
         /// Per day and over `rollingDays`-day windows: sessions with any event, and those with
-        /// no `match` event (crash-free sessions, CH33 §7.1 — the KPI `sessions_without` per day).
+        /// no `match` event — the KPI `sessions_without` per day; with `sessionKey`, the KPI
+        /// `sessions_without_report` (crash-free sessions, CH33 §5.2, §7.1): a `match` event at
+        /// any time naming the session in `sessionKey` makes it bad, and the unknown sessions (the
+        /// install's last, not bad) are counted apart, as `left_out`.
         case sessionShare = "session_share"
         /// Share of (actor) opportunities from `match` followed by `target` within `windowSeconds`
         /// (the KPI measure `followed_by`, with events the catalog's KPIs do not name).
@@ -48,10 +51,13 @@ public struct EventQuery: Sendable, Equatable {
     public var quantiles: [Int64]
     public var rollingDays: Int64
     public var windowSeconds: Int64
+    /// `session_share`: the `match` events' uuid property naming the session they report
+    /// (`crashed_session_id`; ``KPIMeasure/sessionsWithoutReport``'s `key`).
+    public var sessionKey: String?
 
     public init(kind: Kind, match: EventMatch, denominator: EventMatch? = nil, target: EventMatch? = nil, count: Count = .events,
                 split: String? = nil, properties: [String] = [], firstPerKey: String? = nil, bucketWidth: Int64 = 1,
-                quantiles: [Int64] = [], rollingDays: Int64 = 7, windowSeconds: Int64 = 604_800) {
+                quantiles: [Int64] = [], rollingDays: Int64 = 7, windowSeconds: Int64 = 604_800, sessionKey: String? = nil) {
         self.kind = kind
         self.match = match
         self.denominator = denominator
@@ -64,6 +70,7 @@ public struct EventQuery: Sendable, Equatable {
         self.quantiles = quantiles
         self.rollingDays = rollingDays
         self.windowSeconds = windowSeconds
+        self.sessionKey = sessionKey
     }
 
     public static let dayMs: Int64 = 86_400_000
@@ -96,8 +103,10 @@ public struct EventStatement: Sendable, Equatable {
         case buckets
         /// `(q, value)`.
         case quantiles
-        /// `(days, day, good, total)`: sessions with events in the `days` days ending with `day`
-        /// (clipped to `from`), and those without a `match` event; `days` is 1 and `rollingDays`.
+        /// `(days, day, good, total, left_out)` over the sessions with events in the `days` days
+        /// ending with `day` (clipped to `from`): `total` the known ones, `good` those of them
+        /// without a `match` event, `left_out` the unknown ones (only with `sessionKey`, else 0);
+        /// `days` is 1 and `rollingDays`.
         case sessions
         /// `(numerator, denominator)` of the `followed_by` KPI.
         case conversion

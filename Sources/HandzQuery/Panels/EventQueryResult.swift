@@ -40,11 +40,15 @@ public struct DailyRatio: Sendable, Equatable {
     public var day: Int64
     public var numerator: Int64
     public var denominator: Int64
+    /// `session_share` with a session key: unknown sessions, in neither numerator nor
+    /// denominator (the KPI's `left_out`); 0 otherwise.
+    public var leftOut: Int64
 
-    public init(day: Int64, numerator: Int64, denominator: Int64) {
+    public init(day: Int64, numerator: Int64, denominator: Int64, leftOut: Int64 = 0) {
         self.day = day
         self.numerator = numerator
         self.denominator = denominator
+        self.leftOut = leftOut
     }
 
     /// numerator / denominator, nil when the denominator is 0.
@@ -139,7 +143,7 @@ extension EventQueryResult {
         case .sessionShare:
             func window(_ days: Int64) -> [DailyRatio] {
                 (rows[.sessions] ?? []).filter { $0.integers[0] == days }
-                    .map { DailyRatio(day: $0.integers[1] ?? 0, numerator: $0.integers[2] ?? 0, denominator: $0.integers[3] ?? 0) }
+                    .map { DailyRatio(day: $0.integers[1] ?? 0, numerator: $0.integers[2] ?? 0, denominator: $0.integers[3] ?? 0, leftOut: $0.integers[4] ?? 0) }
                     .sorted { $0.day < $1.day }
             }
             self = .sessions(daily: window(1), rolling: window(query.rollingDays))

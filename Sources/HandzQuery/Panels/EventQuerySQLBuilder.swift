@@ -100,13 +100,7 @@ public struct EventQuerySQLBuilder {
             return statements
         case .sessionShare:
             guard query.rollingDays >= 2 else { throw .invalidRange("rolling_days must be at least 2 (day 1 is the daily series)") }
-            let perDay = """
-            sd AS (
-              SELECT session, day, MAX(bad) AS bad FROM (
-                SELECT e.session_id AS session, \(day) AS day, CASE WHEN \(match) THEN 1 ELSE 0 END AS bad FROM events e WHERE \(range)
-              ) x GROUP BY session, day
-            )
-            """
+            let perDay = try sessionDays(query, match: match, access: access, from: from, to: to)
             let lastDay = dialect.integerDivision("\(to) - \(from) - 1", String(EventQuery.dayMs))
             let span = String(query.rollingDays - 1)
             // Window N counts a session on day d when it has a day in [d − N + 1, d]. Each
@@ -114,34 +108,42 @@ public struct EventQuerySQLBuilder {
             // N − 1 days later, so every window counts each session once; it is bad there until
             // N − 1 days after the session's last bad day so far. The owned ranges become +1/−1
             // steps per day, summed in day order: linear in (session, day) rows, no range join.
+            // The same steps for the install's last sessions (`lst`) count the unknown ones: last
+            // and not bad in the window (the KPI's left_out). `next_day` takes a Nullable argument:
+            // over an empty frame ClickHouse gives a non-Nullable MIN its type's default, 0, not NULL.
             return [EventStatement(part: .sessions, sql: """
             WITH \(perDay),
             sq AS (
-              SELECT day,
-                     MIN(day) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_day,
+              SELECT day, lst,
+                     MIN(CASE WHEN day IS NOT NULL THEN day END) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_day,
                      MAX(CASE WHEN bad = 1 THEN day END) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS last_bad
               FROM sd
             ),
             own AS (
-              SELECT day, CASE WHEN next_day IS NOT NULL AND next_day - 1 < day + \(span) THEN next_day - 1 ELSE day + \(span) END AS last, last_bad FROM sq
+              SELECT day, lst, CASE WHEN next_day IS NOT NULL AND next_day - 1 < day + \(span) THEN next_day - 1 ELSE day + \(span) END AS last, last_bad FROM sq
             ),
             steps AS (
-              SELECT day AS d, 1 AS dt, 0 AS db FROM own
-              UNION ALL SELECT last + 1 AS d, -1 AS dt, 0 AS db FROM own
-              UNION ALL SELECT day AS d, 0 AS dt, 1 AS db FROM own WHERE last_bad IS NOT NULL AND last_bad + \(span) >= day
-              UNION ALL SELECT CASE WHEN last_bad + \(span) < last THEN last_bad + \(span) ELSE last END + 1 AS d, 0 AS dt, -1 AS db
+              SELECT day AS d, 1 AS dt, 0 AS db, lst AS dl, 0 AS dlb FROM own
+              UNION ALL SELECT last + 1 AS d, -1 AS dt, 0 AS db, 0 - lst AS dl, 0 AS dlb FROM own
+              UNION ALL SELECT day AS d, 0 AS dt, 1 AS db, 0 AS dl, lst AS dlb FROM own WHERE last_bad IS NOT NULL AND last_bad + \(span) >= day
+              UNION ALL SELECT CASE WHEN last_bad + \(span) < last THEN last_bad + \(span) ELSE last END + 1 AS d, 0 AS dt, -1 AS db, 0 AS dl, 0 - lst AS dlb
                 FROM own WHERE last_bad IS NOT NULL AND last_bad + \(span) >= day
             ),
-            per AS (SELECT d, SUM(dt) AS dt, SUM(db) AS db FROM steps GROUP BY d),
+            per AS (SELECT d, SUM(dt) AS dt, SUM(db) AS db, SUM(dl) AS dl, SUM(dlb) AS dlb FROM steps GROUP BY d),
             run AS (
-              SELECT d, SUM(dt) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS total,
-                     SUM(db) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS bads
+              SELECT d, SUM(dt) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS sn,
+                     SUM(db) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS bads,
+                     SUM(dl) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS lasts,
+                     SUM(dlb) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS lbads
               FROM per
             )
-            SELECT \(dialect.castInteger("1")) AS days, day, COALESCE(SUM(1 - bad), 0) AS good, COUNT(*) AS total FROM sd GROUP BY day
+            SELECT \(dialect.castInteger("1")) AS days, day, SUM(CASE WHEN bad = 0 AND lst = 0 THEN 1 ELSE 0 END) AS good,
+                   SUM(CASE WHEN bad = 1 OR lst = 0 THEN 1 ELSE 0 END) AS total, SUM(CASE WHEN bad = 0 AND lst = 1 THEN 1 ELSE 0 END) AS left_out
+            FROM sd GROUP BY day
             UNION ALL
-            SELECT \(dialect.castInteger(String(query.rollingDays))) AS days, d AS day, total - bads AS good, total FROM run
-            WHERE total > 0 AND d <= \(lastDay)\(suffix)
+            SELECT \(dialect.castInteger(String(query.rollingDays))) AS days, d AS day, sn - bads - (lasts - lbads) AS good, sn - (lasts - lbads) AS total,
+                   lasts - lbads AS left_out FROM run
+            WHERE sn > 0 AND d <= \(lastDay)\(suffix)
             """)]
         case .followedBy:
             guard query.target != nil else { throw .invalidRange("followed_by needs a target") }
@@ -149,6 +151,56 @@ public struct EventQuerySQLBuilder {
             let sql = try KPISQLBuilder(catalog: catalog, dialect: dialect).sql(KPIQuery(kpi: kpi, fromMs: fromMs, toMs: toMs))
             return [EventStatement(part: .conversion, sql: sql)]
         }
+    }
+
+    /// `sd(session, day, bad, lst)`: each session's days in [from, to), `bad` when the session
+    /// is bad that day, `lst` when it is its install's last session. Without `sessionKey`: bad on
+    /// a day with a `match` event, `lst` always 0 (the KPI `sessions_without`). With it, the KPI
+    /// `sessions_without_report` (CH33 §5.2 Quality, §6.11): bad on every day when a `match`
+    /// event at any time names the session in `sessionKey`, or on a day with a `match` event
+    /// without the key (older app builds); `lst` from ``KPISQLBuilder/reportedSessionCTEs``.
+    func sessionDays(_ query: EventQuery, match: String, access: PropertyAccess, from: String, to: String) throws(QueryError) -> String {
+        guard let key = query.sessionKey else {
+            let day = dialect.integerDivision("e.event_time_ms - \(from)", String(EventQuery.dayMs))
+            return """
+            sd AS (
+              SELECT session, day, MAX(bad) AS bad, 0 AS lst FROM (
+                SELECT e.session_id AS session, \(day) AS day, CASE WHEN \(match) THEN 1 ELSE 0 END AS bad FROM events e
+                WHERE e.event_time_ms >= \(from) AND e.event_time_ms < \(to)
+              ) x GROUP BY session, day
+            )
+            """
+        }
+        try sessionKeyProperty(key, query.match)
+        let day = dialect.integerDivision("t - \(from)", String(EventQuery.dayMs))
+        let shared = KPISQLBuilder.reportedSessionCTEs(rows: "ev", install: "inst", session: "session", time: "t", id: "id", flag: "hit", key: "kv")
+        return """
+        ev AS (
+          SELECT e.install_id AS inst, e.session_id AS session, e.event_time_ms AS t, e.event_id AS id,
+                 CASE WHEN \(match) THEN 1 ELSE 0 END AS hit, \(try access.text(key)) AS kv
+          FROM events e
+        ),
+        \(shared.joined(separator: ",\n")),
+        sb AS (
+          SELECT session, day, MAX(unnamed) AS unnamed FROM (
+            SELECT session, \(day) AS day, CASE WHEN hit = 1 AND kv IS NULL THEN 1 ELSE 0 END AS unnamed FROM ev WHERE t >= \(from) AND t < \(to)
+          ) x GROUP BY session, day
+        ),
+        sd AS (
+          SELECT sb.session AS session, sb.day AS day, CASE WHEN sb.unnamed = 1 OR rep.session IS NOT NULL THEN 1 ELSE 0 END AS bad,
+                 CASE WHEN ls.session IS NOT NULL THEN 1 ELSE 0 END AS lst
+          FROM sb LEFT JOIN rep ON rep.session = sb.session LEFT JOIN ls ON ls.session = sb.session
+        )
+        """
+    }
+
+    /// A session key names a session: a uuid property carried by every matched event.
+    func sessionKeyProperty(_ name: String, _ match: EventMatch) throws(QueryError) {
+        try PropertyAccess.checkIdentifier(name)
+        guard catalog.properties[name]?.format == .uuid, !EventsTable.envelopeColumns.contains(name) else {
+            throw .invalidBreakdown("\(name) is not an event property of format uuid, so it cannot name a session")
+        }
+        try carried(name, match)
     }
 
     /// Grouped properties must be closed sets (enum or boolean) carried by every matched event.

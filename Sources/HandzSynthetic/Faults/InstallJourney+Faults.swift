@@ -107,11 +107,11 @@ extension InstallJourney {
         case .missingPerfEvent:
             return drop("flow_builder_opened", next: named("perf_flow_builder_loaded"), cite: .this, dropNext: true)
         case .eventsAfterOptOut:
-            // Analytics turned off near the end of a session: the trailing screens, crash report
-            // and app_background still go out, marked analytics_opt_in=false. The session's first
+            // Analytics turned off near the end of a session: the trailing screens and
+            // app_background still go out, marked analytics_opt_in=false. The session's first
             // two events (app_open and its first screen) stay before the toggle, so the store,
             // which quarantines opted-out events, keeps a complete cold start and only this rule fails.
-            let trailing: Set<String> = ["screen_viewed", "crash_reported", "app_background"]
+            let trailing: Set<String> = ["screen_viewed", "app_background"]
             guard let s = sessions.firstIndex(where: { $0.count >= 4 && $0[$0.count - 2].name == "screen_viewed" }) else { return nil }
             var start = sessions[s].count - 1
             while start > 2, trailing.contains(sessions[s][start - 1].name) { start -= 1 }
