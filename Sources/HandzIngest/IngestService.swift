@@ -12,8 +12,9 @@ import Logging
 /// and encoding (415), size (413), then authentication — the header parsed (401), the key looked
 /// up (unknown 401, revoked 403) and the timestamp's freshness checked (401 `clock_skew` with the
 /// server's time) before any HMAC is computed, then the signature (401) and the scope (403);
-/// then decompression with a hard limit (413), envelope (400), per-event validation, rate limits
-/// (429), and the store (503 when it cannot write). A 200 is sent only after the store committed
+/// then a key already out of budget (429, before any decompression or validation); then
+/// decompression with a hard limit (413), envelope (400), per-event validation, the rate limits
+/// debited by the batch's events and installs (429), and the store (503 when it cannot write). A 200 is sent only after the store committed
 /// the accepted events. Every number from a request (header timestamps, `Content-Length`, query
 /// values) is parsed into a bounded range or refused; no arithmetic on one can overflow.
 public final class IngestService: Sendable {
@@ -109,6 +110,13 @@ public final class IngestService: Sendable {
         guard body.count <= limits.maxBodyBytes else { throw RequestError.payloadTooLarge("body is larger than \(limits.maxBodyBytes) bytes") }
         let key = try authenticate(headers, target: target, body: body, scope: .ingest)
         let now = clock()
+        // Refuse before, debit after: a key already out of budget costs no decompression or
+        // validation (the batch's event count, and so its cost, is only known after them). An
+        // install's budget is only known from its events, so it is checked after parsing.
+        if let wait = keyBuckets.wait(key.id, cost: 1, now: now.timeIntervalSince1970) {
+            metrics.rateLimitedKey.increment()
+            throw RequestError.rateLimited(retryAfterSeconds: Self.retryAfter(wait))
+        }
         let decoded: [UInt8]
         if gzip {
             do {

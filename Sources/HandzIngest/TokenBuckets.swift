@@ -46,6 +46,17 @@ public final class TokenBuckets: Sendable {
         }
     }
 
+    /// The seconds until `identifier`'s bucket holds `cost` tokens (nil: it does now), without
+    /// taking any — the cheap refusal before a request's work; ``take(_:now:)`` debits after.
+    public func wait(_ identifier: String, cost: Double, now: Double) -> Double? {
+        let slot = slot(identifier)
+        return buckets.withLock { buckets in
+            refill(&buckets[slot], now: now)
+            guard buckets[slot].tokens < cost else { return nil }
+            return cost > burst ? .infinity : (cost - buckets[slot].tokens) / rate
+        }
+    }
+
     private func refill(_ bucket: inout Bucket, now: Double) {
         if bucket.updated == 0 { bucket.updated = now }
         bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updated) * rate)

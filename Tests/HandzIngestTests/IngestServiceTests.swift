@@ -190,6 +190,32 @@ import Testing
         #expect(await fixture.service.ingest(headers: headers, body: body).status == 200)
     }
 
+    @Test("a key already out of budget is refused before its body is decompressed or validated (refuse before, debit after)")
+    func keyOutOfBudgetRefusedBeforeWork() async throws {
+        var rates = RateLimits()
+        rates.perKeyEventsPerSecond = 0.001
+        rates.perKeyBurst = 20
+        let fixture = try Fixture(rateLimits: rates)
+        var builder = EventBuilder("app_open", seed: 2)
+        let events: [String] = (0..<20).map { index in
+            builder["event_id"] = String(format: "0190a5e2-6c1d-7b3e-9f01-%012x", index)
+            return builder.json
+        }
+        // The whole budget, debited after validation: accepted.
+        #expect(await fixture.send(events).status == 200)
+        // Now a body that is not gzip at all: an in-budget key would get 400 for it; this key is
+        // refused with 429 before the body is looked at.
+        let junk: [UInt8] = Array("not gzip".utf8)
+        let refused = await fixture.service.ingest(headers: fixture.headers(junk), body: junk)
+        #expect(refused.status == 429)
+        #expect(refused.headers.contains { $0.0 == "Retry-After" && Int($0.1)! >= 1 })
+        // The same junk from another key with budget left is read, and refused as malformed.
+        var other = RateLimits()
+        other.perKeyBurst = 20
+        let fresh = try Fixture(rateLimits: other)
+        #expect(await fresh.service.ingest(headers: fresh.headers(junk), body: junk).status == 400)
+    }
+
     @Test("429 with Retry-After: an install over its budget, and too many requests at once")
     func rateLimited() async throws {
         var rates = RateLimits()
