@@ -508,7 +508,8 @@ public final class AnalyticsClient: @unchecked Sendable {
                     sendingStopped = true
                     lastError = Self.errorCode(answer.body) ?? (answer.status == 401 ? "unauthorized" : "forbidden")
                 }
-            case 429, 500...599:
+            case 408, 429, 500...599:
+                // 408: the body took longer than the server waits (a slow network): send again later.
                 lock.withLock {
                     lastError = Self.errorCode(answer.body) ?? "http \(answer.status)"
                     scheduleRetry(retryAfter: Backoff.retryAfter(answer.headers["retry-after"], now: now), now: now)

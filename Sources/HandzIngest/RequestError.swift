@@ -18,6 +18,9 @@ public enum RequestError: Error, Sendable, Equatable {
     case storeUnavailable(retryAfterSeconds: Int)
     case notFound
     case catalogInvalid(String)
+    /// The request body did not arrive within the server's body timeout (a slow or stalled
+    /// sender holding a connection open); the connection is closed.
+    case requestTimeout(seconds: Int)
 
     public var code: String {
         switch self {
@@ -32,6 +35,7 @@ public enum RequestError: Error, Sendable, Equatable {
         case .storeUnavailable: "store_unavailable"
         case .notFound: "not_found"
         case .catalogInvalid: "catalog_invalid"
+        case .requestTimeout: "request_timeout"
         }
     }
 
@@ -46,6 +50,7 @@ public enum RequestError: Error, Sendable, Equatable {
         case .storeUnavailable: 503
         case .notFound: 404
         case .catalogInvalid: 422
+        case .requestTimeout: 408
         }
     }
 
@@ -60,6 +65,7 @@ public enum RequestError: Error, Sendable, Equatable {
         case .clockSkew:
             "signature timestamp is more than \(RequestSignature.maxClockSkewSeconds) s from the server clock; sign again with the server_time offset"
         case .replayedSignature: "this admin signature was already used; sign the request again with a new timestamp"
+        case .requestTimeout(let seconds): "the request body did not arrive within \(seconds) s"
         }
     }
 

@@ -13,7 +13,7 @@ import NIOCore
 /// - `POST /v1/admin/maintenance?seconds=N` — answer 503 + Retry-After for N seconds (admin scope)
 /// - `GET /health`, `GET /metrics` (Prometheus text)
 enum IngestRouter {
-    static func make(service: IngestService, accessLog: AccessLog?) -> Router<ServerContext> {
+    static func make(service: IngestService, accessLog: AccessLog?, bodyTimeout: Duration = .seconds(30)) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         if let accessLog { router.add(middleware: AccessLogMiddleware(log: accessLog)) }
 
@@ -23,8 +23,11 @@ enum IngestRouter {
             if let length = request.headers[.contentLength].flatMap(Int.init), let tooLarge = service.tooLarge(contentLength: length) {
                 return closing(tooLarge, channel: context.channel)
             }
-            guard let body = try await collect(request, limit: service.limits.maxBodyBytes) else {
-                return closing(service.bodyTooLarge, channel: context.channel)
+            let body: [UInt8]
+            switch try await collect(request, limit: service.limits.maxBodyBytes, within: bodyTimeout) {
+            case .complete(let bytes): body = bytes
+            case .tooLarge: return closing(service.bodyTooLarge, channel: context.channel)
+            case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
             }
             return response(await service.ingest(headers: headerMap(request.headers), body: body, target: target(request)))
         }
@@ -54,6 +57,31 @@ enum IngestRouter {
                      body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
         }
         return router
+    }
+
+    enum Collected: Sendable {
+        case complete([UInt8])
+        case tooLarge
+        case timedOut
+    }
+
+    /// The whole batch body — unless it is larger than `limit`, or has not arrived `within` the
+    /// body timeout (a sender trickling a body byte by byte holds a connection and a request
+    /// slot; the idle timeout only covers connections with no request in progress).
+    static func collect(_ request: Request, limit: Int, within timeout: Duration) async throws -> Collected {
+        try await withThrowingTaskGroup(of: Collected.self) { group in
+            group.addTask {
+                guard let bytes = try await collect(request, limit: limit) else { return .tooLarge }
+                return .complete(bytes)
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return .timedOut
+            }
+            let first = try await group.next() ?? .timedOut
+            group.cancelAll()
+            return first
+        }
     }
 
     /// The whole body, or nil when it is larger than `limit`.

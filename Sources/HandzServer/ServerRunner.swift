@@ -27,6 +27,12 @@ public struct ServerOptions: Sendable {
     public var accessLogPath: String?
     /// Longest wait for in-flight requests on SIGTERM before cancelling them.
     public var shutdownGraceSeconds = 15
+    /// A connection with no request in progress (none yet, a request head only half sent, or
+    /// between keep-alive requests) is closed after this many seconds.
+    public var idleTimeoutSeconds: Double = 30
+    /// A request body must arrive whole within this many seconds, or the answer is 408 and the
+    /// connection closes.
+    public var bodyTimeoutSeconds: Double = 20
     /// Roll the event lake into this directory while serving (``LakeExportService``).
     public var lakeDirectory: String?
     /// Seconds between lake export ticks.
@@ -74,7 +80,9 @@ public enum ServerRunner {
                               createdKey: createdKey, catalogVersion: catalog.version))
 
         let app = Application(
-            router: IngestRouter.make(service: service, accessLog: try options.accessLogPath.map(AccessLog.init(path:))),
+            router: IngestRouter.make(service: service, accessLog: try options.accessLogPath.map(AccessLog.init(path:)),
+                                      bodyTimeout: .milliseconds(Int64(options.bodyTimeoutSeconds * 1000))),
+            server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeoutSeconds * 1000)))),
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "handz-analytics"),
             onServerRunning: { channel in onListening(options.host, channel.localAddress?.port ?? options.port) },
             logger: logger

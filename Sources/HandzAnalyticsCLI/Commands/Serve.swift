@@ -55,6 +55,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Burst allowance per install_id, events.")
     var installBurst: Double = 5_000
 
+    @Option(help: "Seconds before a connection with no request in progress (including a request head only half sent) is closed.")
+    var idleTimeout: Double = 30
+
+    @Option(help: "Seconds to receive a whole request body (keep it below --idle-timeout); a slower one gets 408 and the connection closes.")
+    var bodyTimeout: Double = 20
+
     @Option(help: "Append one JSON line per request (time, method, path, status, duration — no headers or bodies) to this file.")
     var accessLog: String?
 
@@ -72,6 +78,9 @@ struct Serve: AsyncParsableCommand {
         try checkPostgresURL(store)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        guard (0.1...3_600).contains(idleTimeout), (0.1...3_600).contains(bodyTimeout) else {
+            throw ValidationError("--idle-timeout and --body-timeout must be 0.1-3600 seconds")
+        }
     }
 
     func run() async throws {
@@ -84,6 +93,8 @@ struct Serve: AsyncParsableCommand {
         options.accessLogPath = accessLog
         options.lakeDirectory = lake
         options.lakeIntervalSeconds = max(1, lakeInterval)
+        options.idleTimeoutSeconds = idleTimeout
+        options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
         options.limits.maxBodyBytes = maxBodyBytes
         options.limits.maxDecompressedBytes = maxDecompressedBytes
