@@ -48,6 +48,8 @@ public final class AnalyticsClient: @unchecked Sendable {
     private var backgroundSince: Date?
     private var recent: [ClientDiagnostics.RecentEvent] = []
     private var random = SystemRandomNumberGenerator()
+    /// Event ids in emission order, also within one millisecond (RFC 9562 §6.2).
+    private var eventIDs = MonotonicUUIDv7()
 
     // Delivery state.
     private var uploadRequested = false
@@ -123,7 +125,7 @@ public final class AnalyticsClient: @unchecked Sendable {
         defer { lock.unlock() }
         guard enabled else { return }
         let milliseconds = Int64(now.timeIntervalSince1970 * 1000)
-        let eventID = UUIDv7.make(milliseconds: UInt64(milliseconds), using: &random)
+        let eventID = eventIDs.next(milliseconds: UInt64(max(0, milliseconds)), using: &random)
         var body = "{\"event_id\":\"\(eventID)\",\"event_name\":"
         JSONString.append(name, to: &body)
         body += ",\"event_time_utc\":\"\(TimestampFormat.format(seconds: milliseconds / 1000, nanoseconds: Int32(milliseconds % 1000) * 1_000_000))\""

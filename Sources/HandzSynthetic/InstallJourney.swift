@@ -17,8 +17,8 @@ struct InstallJourney {
     var flows: [String] = []
     var trialStartedMs: Int64?
     let endMs: Int64
-    /// The last event id issued (time, high, low): ids are monotonic within a millisecond.
-    var lastID: (ms: Int64, high: UInt64, low: UInt64) = (-1, 0, 0)
+    /// Event ids, monotonic within a millisecond (RFC 9562 §6.2), as the client makes them.
+    var eventIDs = MonotonicUUIDv7()
     /// The screen on display in the current session (previous_screen_name of the next one).
     var screen: String?
     /// Monthly free practice credits (CH08 §5: 3 a month) and when they were last refreshed.
@@ -58,20 +58,7 @@ struct InstallJourney {
 
     /// A UUIDv7 for the current time, greater than the previous one when in the same millisecond.
     mutating func nextEventID() -> String {
-        let ms = context.timeMilliseconds
-        var high = UInt64(ms & 0xFFFF_FFFF_FFFF) << 16 | 0x7000 | (random.next() & 0x0FFF)
-        var low = random.next() & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
-        if ms == lastID.ms, (high, low) <= (lastID.high, lastID.low) {
-            (high, low) = (lastID.high, lastID.low)
-            if low & 0x3FFF_FFFF_FFFF_FFFF == 0x3FFF_FFFF_FFFF_FFFF {
-                high += 1
-                low = 0x8000_0000_0000_0000
-            } else {
-                low += 1
-            }
-        }
-        lastID = (ms, high, low)
-        return UUIDv7.format(high: high, low: low)
+        eventIDs.next(milliseconds: UInt64(context.timeMilliseconds), using: &random)
     }
 
     mutating func beginSession(cold: Bool) {

@@ -37,6 +37,20 @@ import Testing
         }
     }
 
+    @Test("event ids follow emission order on one device, also within one millisecond (a frozen clock)")
+    func eventIDsInEmissionOrder() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try offlineClient(directory, clock: Clock())
+        for _ in 0..<900 { client.track(ScreenViewed(screenName: "home/demo")) }  // under the 1,000-event cap
+        client.shutdown()
+        let database = try SQLiteDatabase(path: directory.appendingPathComponent("queue.sqlite").path)
+        let bodies: [String] = try database.prepare("SELECT body FROM queue ORDER BY seq").query { String(decoding: $0.blob(0), as: UTF8.self) }
+        let ids = bodies.compactMap { body in body.range(of: "\"event_id\":\"").map { String(body[$0.upperBound...].prefix(36)) } }
+        #expect(ids.count == 900)
+        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 })
+    }
+
     @Test("the committed generated code is up to date with catalog/")
     func generatedCodeIsCurrent() throws {
         let folder = RepositoryCatalog.root.appendingPathComponent("Sources/HandzAnalyticsClient/Generated")
