@@ -39,6 +39,9 @@ public final class AnalyticsClient: @unchecked Sendable {
     private let databaseLock = NSLock()
 
     private var enabled: Bool
+    /// "Share crash reports" (CH33 §2.2), separate from analytics: off, `crash_reported` is neither
+    /// queued nor sent. Analytics off still means nothing at all is sent.
+    private var crashReportsEnabled: Bool
     private var validator: EventValidator
     private var pending: [EventQueue.Pending] = []
     private var pendingInvalid = 0
@@ -88,6 +91,7 @@ public final class AnalyticsClient: @unchecked Sendable {
         }
         userID = try queue.state("user_id")
         enabled = try queue.state("enabled") != "false"
+        crashReportsEnabled = try queue.state("crash_reports_enabled") != "false"
         sessionID = UUIDv7.make(milliseconds: UInt64(clock().timeIntervalSince1970 * 1000))
         lastFlushCheck = clock()
         let committer = Thread { [unowned self] in self.commitLoop() }
@@ -158,8 +162,14 @@ public final class AnalyticsClient: @unchecked Sendable {
         admit(name: name, timeMs: Int64(time), body: body, userID: user, now: now, verdict: verdict)
     }
 
+    /// The event the crash-report toggle governs (sent on the next launch after a crash).
+    static let crashEventName = "crash_reported"
+
     /// Validates (unless already done) and adds to the pending commit. Caller holds `lock`.
+    /// A crash report while crash reports are off is not recorded at all, like any event while
+    /// analytics is off.
     private func admit(name: String, timeMs: Int64, body: [UInt8], userID: String?, now: Date, verdict: Verdict? = nil) {
+        if name == Self.crashEventName && !crashReportsEnabled { return }
         let verdict = verdict ?? validator.validate(Self.withUser(body, userID))
         recent.append(.init(name: name, time: now))
         if recent.count > 10 { recent.removeFirst(recent.count - 10) }
@@ -258,6 +268,28 @@ public final class AnalyticsClient: @unchecked Sendable {
             nextAttempt = nil
             lock.unlock()
             withDatabase { try queue.setState("enabled", "true") }
+        }
+    }
+
+    public var isCrashReportingEnabled: Bool { lock.withLock { crashReportsEnabled } }
+
+    /// "Share crash reports" on or off (Settings > Privacy, CH33 §2.2 — may be separate from
+    /// analytics). Off: `crash_reported` events are no longer recorded, and those pending or queued
+    /// are removed (counted as `purged_crash_opt_out`); every other event is unaffected. On:
+    /// crash reports from now on are sent — when analytics is on too.
+    public func setCrashReportsEnabled(_ on: Bool) {
+        lock.lock()
+        crashReportsEnabled = on
+        var uncommitted = 0
+        if !on {
+            let before = pending.count
+            pending.removeAll { $0.name == Self.crashEventName }
+            uncommitted = before - pending.count
+        }
+        lock.unlock()
+        withDatabase {
+            if !on { try queue.purge(named: Self.crashEventName, uncommitted: uncommitted, reason: .purgedCrashOptOut) }
+            try queue.setState("crash_reports_enabled", on ? "true" : "false")
         }
     }
 

@@ -5,6 +5,7 @@ import Glibc
 import HandzAnalyticsClient
 import HandzCatalog
 import HandzSigning
+import HandzSQLite
 import HandzTestSupport
 import Testing
 
@@ -167,8 +168,9 @@ import Testing
         #expect(world.batches().allSatisfy { $0.timeMs > Int64(optedOut.timeIntervalSince1970 * 1000) })
     }
 
-    @Test("logout: no request after it carries a user_id, including events queued before it")
-    func logoutStripsUserID() async throws {
+    @Test("logout and account deletion (CH33 §9): no request after it carries a user_id, including events queued before it",
+          arguments: [false, true])
+    func logoutStripsUserID(accountDeleted: Bool) async throws {
         let world = try ServerWorld()
         try world.start()
         let queue = world.directory.appendingPathComponent("queue.sqlite")
@@ -180,7 +182,10 @@ import Testing
         #expect(signedInCount == 10)
         // Queued while signed in, sent after the sign-out.
         for _ in 0..<10 { client.track(Self.appOpen()) }
-        client.signOut()
+        if accountDeleted { client.accountDeleted() } else { client.signOut() }
+        // Nothing queued keeps the id, and it is not kept for later events either.
+        #expect(try SQLiteDatabase(path: queue.path).scalar("SELECT COUNT(*) FROM queue WHERE user_id IS NOT NULL") == 0)
+        #expect(try SQLiteDatabase(path: queue.path).scalar("SELECT COUNT(*) FROM state WHERE key = 'user_id'") == 0)
         let signedOut = Int64(Date().timeIntervalSince1970 * 1000)
         for _ in 0..<10 { client.track(Self.appOpen()) }
         #expect(client.drain(timeout: 30))

@@ -51,6 +51,54 @@ import Testing
         #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 })
     }
 
+    /// The names of the queued events, oldest first.
+    func queuedNames(_ directory: URL) throws -> [String] {
+        try SQLiteDatabase(path: directory.appendingPathComponent("queue.sqlite").path)
+            .prepare("SELECT name FROM queue ORDER BY seq").query { $0.text(0) ?? "" }
+    }
+
+    @Test("crash reports follow their own consent (CH33 §2.2): off removes queued ones and records no new ones; other events go on")
+    func crashConsent() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let crash = CrashReported(lastScreenName: "home/demo", hadUnsavedChanges: false)
+        var client = try offlineClient(directory)
+        #expect(client.isCrashReportingEnabled)
+        client.track(crash)
+        client.track(ScreenViewed(screenName: "home/demo"))
+        #expect(client.diagnostics().queuedEvents == 2)
+        client.track(crash)  // pending, not yet committed, when the toggle goes off
+        client.setCrashReportsEnabled(false)
+        client.track(crash)
+        client.track(ScreenViewed(screenName: "home/demo"))
+        var diagnostics = client.diagnostics()
+        client.shutdown()
+        #expect(try queuedNames(directory) == ["screen_viewed", "screen_viewed"])
+        #expect(diagnostics.dropped(.purgedCrashOptOut) == 2 && diagnostics.isBalanced)
+        // The choice persists; turning crash reports on again records new ones.
+        client = try offlineClient(directory)
+        #expect(!client.isCrashReportingEnabled)
+        client.track(crash)
+        client.setCrashReportsEnabled(true)
+        client.track(crash)
+        diagnostics = client.diagnostics()
+        client.shutdown()
+        #expect(try queuedNames(directory) == ["screen_viewed", "screen_viewed", "crash_reported"])
+        #expect(diagnostics.isBalanced)
+    }
+
+    @Test("analytics off records nothing, crash reports included, whatever the crash toggle says")
+    func analyticsOffSilencesCrashReports() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try offlineClient(directory)
+        client.setEnabled(false)
+        client.track(CrashReported(lastScreenName: "home/demo", hadUnsavedChanges: true))
+        #expect(client.diagnostics().queuedEvents == 0)
+        client.shutdown()
+        #expect(try queuedNames(directory).isEmpty)
+    }
+
     @Test("the committed generated code is up to date with catalog/")
     func generatedCodeIsCurrent() throws {
         let folder = RepositoryCatalog.root.appendingPathComponent("Sources/HandzAnalyticsClient/Generated")

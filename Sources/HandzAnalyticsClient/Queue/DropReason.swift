@@ -13,6 +13,8 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     case expired
     /// Analytics was turned off: the queue was purged (CH33 §2.2).
     case purgedOptOut
+    /// Crash reports were turned off: queued `crash_reported` events were removed (CH33 §2.2).
+    case purgedCrashOptOut
     /// The queue file was damaged and the event could not be read back.
     case corrupt
 
@@ -25,6 +27,7 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         case .rejectedByServer(let code): "rejected_by_server." + code
         case .expired: "expired"
         case .purgedOptOut: "purged_opt_out"
+        case .purgedCrashOptOut: "purged_crash_opt_out"
         case .corrupt: "corrupt"
         }
     }

@@ -259,6 +259,17 @@ final class EventQueue {
         try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
+    /// Removes every queued event named `name` (crash reports turned off), counted as `reason`;
+    /// `uncommitted` such events tracked but not yet written are counted too.
+    func purge(named name: String, uncommitted: Int, reason: DropReason) throws {
+        try database.transaction {
+            try database.prepare("DELETE FROM queue WHERE name = ?1").run([.text(name)])
+            let removed = database.changes
+            try Self.add(database, "tracked", uncommitted)
+            try Self.add(database, "dropped." + reason.key, removed + uncommitted)
+        }
+    }
+
     /// Sign-out and account deletion: no queued event keeps a user_id.
     func removeUserIDs() throws {
         try database.execute("UPDATE queue SET user_id = NULL WHERE user_id IS NOT NULL")
