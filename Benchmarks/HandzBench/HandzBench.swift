@@ -3,6 +3,7 @@
 //   swift run -c release handz-bench store [--rows N] [--concurrency C]
 //   swift run -c release handz-bench lint [--files N] [--seed S] [--passes P]
 //   swift run -c release handz-bench qa FILE.ndjson [--passes 3]
+//   swift run -c release handz-bench client-idle [--seconds 60]
 // Reported figures are recorded in BENCHMARKS.md together with the command that produced them.
 import Foundation
 import HandzAnalyticsCore
@@ -18,6 +19,7 @@ enum HandzBench {
         case "validate": try ValidateBenchmark(arguments: arguments).run()
         case "store": try await StoreBenchmark(arguments: arguments).run()
         case "client": try ClientBenchmark(arguments: arguments).run()
+        case "client-idle": try ClientIdleBenchmark(arguments: arguments).run()
         case "lint": try LintBenchmark(arguments: arguments).run()
         case "qa": try QABenchmark(arguments: arguments).run()
         default: usage()
@@ -29,6 +31,7 @@ enum HandzBench {
             usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR]
                    handz-bench store [--rows N] [--concurrency C] [--db PATH] [--synchronous full|normal]
                    handz-bench client [--events N] [--endpoint URL --keys FILE]
+                   handz-bench client-idle [--seconds S]
                    handz-bench lint [--files N] [--seed S] [--passes P] [--dir DIR] [--catalog DIR]
                    handz-bench qa FILE.ndjson [--passes N] [--catalog DIR]
 

@@ -69,6 +69,11 @@ public final class AnalyticsClient: @unchecked Sendable {
     /// `clock_skew` answers in a row; past a few, retries back off instead of going at once.
     private var skewCorrections = 0
     private var lastFlushCheck: Date
+    /// Whether the queue may hold events: set by a commit, cleared when a batch comes back empty.
+    /// Without events the uploader has no timer to keep (an idle client does not wake).
+    private var queueHasEvents = false
+    /// Times the committer and uploader woke from a wait (``wakeUps``).
+    private var wakeUpCount = 0
     private var running = true
     private var threadsRunning = 2
 
@@ -94,6 +99,7 @@ public final class AnalyticsClient: @unchecked Sendable {
         crashReportsEnabled = try queue.state("crash_reports_enabled") != "false"
         sessionID = UUIDv7.make(milliseconds: UInt64(clock().timeIntervalSince1970 * 1000))
         lastFlushCheck = clock()
+        queueHasEvents = try queue.summary().count > 0
         let committer = Thread { [unowned self] in self.commitLoop() }
         committer.name = "handz-analytics-committer"
         committer.start()
@@ -178,7 +184,9 @@ public final class AnalyticsClient: @unchecked Sendable {
         } else {
             pendingInvalid += 1
         }
-        if pending.count >= 256 { lock.broadcast() }
+        // The first pending event wakes the committer (asleep without a timer while idle); 256
+        // wake it early.
+        if pending.count + pendingInvalid == 1 || pending.count >= 256 { lock.broadcast() }
     }
 
     /// The event as sent: `user_id` inserted first when there is one.
@@ -252,6 +260,7 @@ public final class AnalyticsClient: @unchecked Sendable {
         lock.lock()
         if !on {
             enabled = false
+            queueHasEvents = false
             uploadTask?.cancel()
             uploadTask = nil
             let uncommitted = pending.count + pendingInvalid
@@ -266,10 +275,15 @@ public final class AnalyticsClient: @unchecked Sendable {
             enabled = true
             attempt = 0
             nextAttempt = nil
+            lock.broadcast()
             lock.unlock()
             withDatabase { try queue.setState("enabled", "true") }
         }
     }
+
+    /// Times the committer and uploader threads woke from a wait so far: an idle client (nothing
+    /// pending or queued) does not wake at all (`handz-bench client-idle` measures the process).
+    var wakeUps: Int { lock.withLock { wakeUpCount } }
 
     public var isCrashReportingEnabled: Bool { lock.withLock { crashReportsEnabled } }
 
@@ -386,6 +400,13 @@ public final class AnalyticsClient: @unchecked Sendable {
         guard !batch.isEmpty || invalid > 0 else { return }
         do {
             try queue.commit(batch, invalid: invalid, maxEvents: configuration.maxQueuedEvents, maxBytes: configuration.maxQueuedBytes)
+            if !batch.isEmpty {
+                lock.withLock {
+                    // The flush timer starts with the first queued event.
+                    if !queueHasEvents { queueHasEvents = true; lastFlushCheck = clock() }
+                    lock.broadcast()
+                }
+            }
         } catch {
             // Not written: put them back for the next attempt rather than lose them.
             lock.withLock {
@@ -396,10 +417,20 @@ public final class AnalyticsClient: @unchecked Sendable {
         }
     }
 
+    /// Sleeps without a timer while nothing is pending (an idle app is not woken, issue 17); once
+    /// an event is tracked, gives the burst `commitInterval` to gather and writes it in one
+    /// transaction.
     private func commitLoop() {
         while true {
             lock.lock()
-            if running { _ = lock.wait(until: Date().addingTimeInterval(configuration.commitInterval)) }
+            while running && pending.isEmpty && pendingInvalid == 0 {
+                lock.wait()
+                wakeUpCount += 1
+            }
+            if running {
+                _ = lock.wait(until: Date().addingTimeInterval(configuration.commitInterval))
+                wakeUpCount += 1
+            }
             let stop = !running
             lock.unlock()
             commitPending()
@@ -418,14 +449,24 @@ public final class AnalyticsClient: @unchecked Sendable {
             lock.lock()
             while running {
                 let now = clock()
-                if now.timeIntervalSince(lastFlushCheck) >= configuration.flushInterval {
+                if queueHasEvents && now.timeIntervalSince(lastFlushCheck) >= configuration.flushInterval {
                     lastFlushCheck = now
                     uploadRequested = true
                 }
                 let due = nextAttempt.map { $0 <= now } ?? true
                 if enabled && !sendingStopped && uploadRequested && due { break }
-                let wake = min(nextAttempt ?? .distantFuture, lastFlushCheck.addingTimeInterval(configuration.flushInterval))
-                _ = lock.wait(until: Date().addingTimeInterval(max(0.01, min(wake.timeIntervalSince(now), 1))))
+                // Sleep until something can change the answer: a retry coming due, or the flush
+                // timer while events are queued; with neither, until a signal (a commit, flush,
+                // consent, credentials, lifecycle or shutdown). No timer while idle.
+                var wake: Date?
+                if uploadRequested, let next = nextAttempt { wake = next }
+                if queueHasEvents { wake = min(wake ?? .distantFuture, lastFlushCheck.addingTimeInterval(configuration.flushInterval)) }
+                if let wake {
+                    _ = lock.wait(until: Date().addingTimeInterval(max(0.01, wake.timeIntervalSince(now))))
+                } else {
+                    lock.wait()
+                }
+                wakeUpCount += 1
             }
             if !running {
                 lock.unlock()
@@ -443,7 +484,14 @@ public final class AnalyticsClient: @unchecked Sendable {
     private func uploadOnce(limit: Int) {
         let now = clock()
         withDatabase { _ = try queue.expire(olderThanMs: Int64((now.timeIntervalSince1970 - configuration.maxEventAge) * 1000)) }
-        guard let rows = withDatabase({ try queue.batch(maxEvents: limit, maxBytes: configuration.maxBatchBytes) }), !rows.isEmpty else { return }
+        // Read and, when empty, mark the queue empty under the database lock, so a commit cannot
+        // slip in between (it sets the mark under the same lock).
+        let rows = withDatabase { () throws -> [EventQueue.Row] in
+            let rows = try queue.batch(maxEvents: limit, maxBytes: configuration.maxBatchBytes)
+            if rows.isEmpty { lock.withLock { queueHasEvents = false } }
+            return rows
+        }
+        guard let rows, !rows.isEmpty else { return }
         var body = Array("{\"sent_at\":\"\(TimestampFormat.format(seconds: Int64(now.timeIntervalSince1970)))\",\"events\":[".utf8)
         for (index, row) in rows.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }

@@ -99,6 +99,21 @@ import Testing
         #expect(try queuedNames(directory).isEmpty)
     }
 
+    @Test("an idle client does not wake: no timer runs while nothing is pending or queued; tracking wakes it and the queue is written")
+    func idleClientSleeps() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try offlineClient(directory)
+        Thread.sleep(forTimeInterval: 0.3)
+        let before = client.wakeUps
+        Thread.sleep(forTimeInterval: 2)
+        // The old loops woke 20 times a second (committer) and once a second (uploader): ~42 here.
+        #expect(client.wakeUps - before <= 1, "woke \(client.wakeUps - before) times while idle")
+        client.track(ScreenViewed(screenName: "home/demo"))
+        #expect(eventually(timeout: 5) { (try? queuedNames(directory).count) == 1 })
+        client.shutdown()
+    }
+
     @Test("the committed generated code is up to date with catalog/")
     func generatedCodeIsCurrent() throws {
         let folder = RepositoryCatalog.root.appendingPathComponent("Sources/HandzAnalyticsClient/Generated")
