@@ -24,9 +24,12 @@ import HandzSigning
 /// - `setEnabled(false)` cancels the upload in flight, purges the queue, records nothing new and
 ///   makes no further request. Turning it back on sends only events tracked afterwards (CH33-P8).
 /// - Every event not delivered is counted by reason; `tracked = delivered + dropped + queued`.
-public final class AnalyticsClient: @unchecked Sendable {
+public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
     public let configuration: ClientConfiguration
     let context: any DeviceContextProvider
+    /// Lifecycle, connectivity and background time (``PlatformSignals``); nil: the app calls
+    /// ``appDidEnterBackground()`` and the others itself, and no background time is asked for.
+    let platform: (any PlatformSignals)?
     let clock: @Sendable () -> Date
     private let catalog: CompiledCatalog
     private let queue: EventQueue
@@ -49,6 +52,11 @@ public final class AnalyticsClient: @unchecked Sendable {
     private var sessionID: String
     private var userID: String?
     private var backgroundSince: Date?
+    /// Background time held for the flush started when the app left the screen; ended once the
+    /// queue is empty, the upload failed or cannot run now, or the time expired.
+    private var backgroundWork: BackgroundWork?
+    /// Connectivity from the platform, when it reports it: the events' `network_state`.
+    private var platformNetwork: NetworkState?
     private var recent: [ClientDiagnostics.RecentEvent] = []
     private var random = SystemRandomNumberGenerator()
     /// Event ids in emission order, also within one millisecond (RFC 9562 §6.2).
@@ -79,10 +87,12 @@ public final class AnalyticsClient: @unchecked Sendable {
 
     /// Opens (or creates) the queue and starts the committer and uploader threads.
     public init(configuration: ClientConfiguration, context: any DeviceContextProvider,
-                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+                clock: @escaping @Sendable () -> Date = { Date() },
+                platform: (any PlatformSignals)? = AnalyticsClient.defaultPlatform()) throws {
         self.configuration = configuration
         self.context = context
         self.clock = clock
+        self.platform = platform
         catalog = CompiledCatalog(CatalogSnapshot.catalog)
         validator = EventValidator(catalog: catalog)
         queue = try EventQueue(path: configuration.queuePath)
@@ -106,6 +116,18 @@ public final class AnalyticsClient: @unchecked Sendable {
         let uploader = Thread { [unowned self] in self.uploadLoop() }
         uploader.name = "handz-analytics-uploader"
         uploader.start()
+        platformNetwork = platform?.networkState
+        platform?.start(self)
+    }
+
+    /// The platform's signals by default: UIKit's on iOS; none elsewhere (``ManualPlatformSignals``
+    /// can be passed instead).
+    public static func defaultPlatform() -> (any PlatformSignals)? {
+        #if canImport(UIKit) && canImport(Network)
+        return UIKitPlatformSignals()
+        #else
+        return nil
+        #endif
     }
 
     /// Stops the threads after a final commit (tests and tools; an app keeps one client for its life).
@@ -113,6 +135,7 @@ public final class AnalyticsClient: @unchecked Sendable {
         lock.lock()
         running = false
         uploadTask?.cancel()
+        endBackgroundWork()
         lock.broadcast()
         while threadsRunning > 0 { lock.wait() }
         lock.unlock()
@@ -143,7 +166,7 @@ public final class AnalyticsClient: @unchecked Sendable {
         body += ",\"platform\":\"iOS\",\"os_version\":\(JSONString.quoted(context.osVersion)),\"device_model\":\(JSONString.quoted(context.deviceModel))"
         body += ",\"locale\":\(JSONString.quoted(context.locale)),\"timezone\":\(JSONString.quoted(context.timeZone))"
         body += ",\"session_id\":\"\(sessionID)\",\"install_id\":\"\(installID)\",\"user_state\":\"\(context.userState.rawValue)\""
-        body += ",\"analytics_opt_in\":true,\"network_state\":\"\(context.networkState.rawValue)\",\"properties\":\(propertiesJSON)}"
+        body += ",\"analytics_opt_in\":true,\"network_state\":\"\((platformNetwork ?? context.networkState).rawValue)\",\"properties\":\(propertiesJSON)}"
         admit(name: name, timeMs: milliseconds, body: Array(body.utf8), userID: userID, now: now)
     }
 
@@ -197,13 +220,60 @@ public final class AnalyticsClient: @unchecked Sendable {
 
     // MARK: App lifecycle and identity
 
-    /// The app went to the background: upload now, and start timing the session gap.
+    /// The app went to the background: upload now — with background time from the platform, so
+    /// the system does not suspend the app mid-request — and start timing the session gap.
     public func appDidEnterBackground() {
+        commitPending()
         lock.lock()
         backgroundSince = clock()
+        if backgroundWork == nil, enabled, !sendingStopped, let platform {
+            backgroundWork = platform.beginBackgroundWork(expired: { [weak self] in self?.backgroundTimeExpired() })
+        }
         uploadRequested = true
         lock.broadcast()
         lock.unlock()
+    }
+
+    /// The system's background time ran out: the upload in flight is cancelled (its events stay
+    /// queued and go on the next launch) and the background work ends.
+    private func backgroundTimeExpired() {
+        lock.withLock {
+            uploadTask?.cancel()
+            endBackgroundWork()
+        }
+    }
+
+    /// Ends the background work, if any. Caller holds `lock`.
+    private func endBackgroundWork() {
+        guard let work = backgroundWork else { return }
+        backgroundWork = nil
+        platform?.endBackgroundWork(work)
+    }
+
+    /// Ends the background work once there is nothing more it can do now: the queue is empty, a
+    /// retry is not due yet (the upload failed), sending stopped or analytics is off. Caller
+    /// holds `lock`.
+    private func endBackgroundWorkIfDone() {
+        guard backgroundWork != nil else { return }
+        let waiting = nextAttempt.map { $0 > clock() } ?? false
+        if !queueHasEvents || waiting || sendingStopped || !enabled || !running { endBackgroundWork() }
+    }
+
+    /// Connectivity changed (``PlatformSignalSink``): events take the new `network_state`; back
+    /// online, queued events go at once instead of after the backoff offline failures built up.
+    public func networkDidChange(_ state: NetworkState) {
+        lock.withLock {
+            platformNetwork = state
+            guard state != .offline else { return }
+            // Only a wait that network failures built up is skipped; a server's Retry-After (the
+            // last answer was HTTP) still holds.
+            if lastStatus == nil {
+                attempt = 0
+                nextAttempt = nil
+            }
+            if queueHasEvents { uploadRequested = true }
+            lock.broadcast()
+        }
     }
 
     /// The app came back: a new session when it was away longer than `sessionTimeout`.
@@ -455,6 +525,7 @@ public final class AnalyticsClient: @unchecked Sendable {
                 }
                 let due = nextAttempt.map { $0 <= now } ?? true
                 if enabled && !sendingStopped && uploadRequested && due { break }
+                endBackgroundWorkIfDone()
                 // Sleep until something can change the answer: a retry coming due, or the flush
                 // timer while events are queued; with neither, until a signal (a commit, flush,
                 // consent, credentials, lifecycle or shutdown). No timer while idle.
@@ -476,6 +547,7 @@ public final class AnalyticsClient: @unchecked Sendable {
             let limit = min(configuration.maxBatchEvents, splitLimit ?? configuration.maxBatchEvents)
             lock.unlock()
             uploadOnce(limit: limit)
+            lock.withLock { endBackgroundWorkIfDone() }
         }
         lock.withLock { threadsRunning -= 1; lock.broadcast() }
     }
