@@ -77,6 +77,11 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
     /// `clock_skew` answers in a row; past a few, retries back off instead of going at once.
     private var skewCorrections = 0
     private var lastFlushCheck: Date
+    /// The server's settings as applied (bounded; the local configuration's until fetched), the
+    /// ETag they came with, and when they were last fetched.
+    private var settings: RemoteSettings
+    private var settingsETag: String?
+    private var settingsFetchedAt: Date?
     /// Whether the queue may hold events: set by a commit, cleared when a batch comes back empty.
     /// Without events the uploader has no timer to keep (an idle client does not wake).
     private var queueHasEvents = false
@@ -110,6 +115,11 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         sessionID = UUIDv7.make(milliseconds: UInt64(clock().timeIntervalSince1970 * 1000))
         lastFlushCheck = clock()
         queueHasEvents = try queue.summary().count > 0
+        // The last settings fetched, until the next fetch (safe when the server is unreachable).
+        settings = try queue.state("client_config").flatMap {
+            RemoteSettings(json: Data($0.utf8), local: configuration, catalogVersion: CatalogSnapshot.catalog.version)
+        } ?? RemoteSettings(local: configuration)
+        settingsETag = try queue.state("client_config_etag")
         let committer = Thread { [unowned self] in self.commitLoop() }
         committer.name = "handz-analytics-committer"
         committer.start()
@@ -119,6 +129,9 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         platformNetwork = platform?.networkState
         platform?.start(self)
     }
+
+    /// The catalog version this client was generated from (what a server's kill switch names).
+    public static var catalogVersion: String { CatalogSnapshot.catalog.version }
 
     /// The platform's signals by default: UIKit's on iOS; none elsewhere (``ManualPlatformSignals``
     /// can be passed instead).
@@ -427,7 +440,8 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
                 enabled: enabled, queuedEvents: summary.count, queuedBytes: summary.bytes,
                 oldestEventAge: summary.oldestMs.map { now.timeIntervalSince1970 - Double($0) / 1000 },
                 recentEvents: recent, lastUploadStatus: lastStatus, lastError: lastError, nextRetry: nextAttempt,
-                sendingStopped: sendingStopped, counters: counters
+                sendingStopped: sendingStopped, counters: counters,
+                flushInterval: settings.flushInterval, maxBatchEvents: settings.maxBatchEvents, disabledByServer: settings.disabled
             )
         }
     }
@@ -517,21 +531,28 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
     private func uploadLoop() {
         while true {
             lock.lock()
+            var refreshOnly = false
             while running {
                 let now = clock()
-                if queueHasEvents && now.timeIntervalSince(lastFlushCheck) >= configuration.flushInterval {
+                if queueHasEvents && now.timeIntervalSince(lastFlushCheck) >= settings.flushInterval {
                     lastFlushCheck = now
                     uploadRequested = true
                 }
                 let due = nextAttempt.map { $0 <= now } ?? true
-                if enabled && !sendingStopped && uploadRequested && due { break }
+                let allowed = enabled && !sendingStopped
+                if allowed && !settings.disabled && uploadRequested && due { break }
+                // Switched off by the server: only its settings are fetched again, when due.
+                if allowed && settings.disabled && settingsDue(now) { refreshOnly = true; break }
                 endBackgroundWorkIfDone()
                 // Sleep until something can change the answer: a retry coming due, or the flush
                 // timer while events are queued; with neither, until a signal (a commit, flush,
                 // consent, credentials, lifecycle or shutdown). No timer while idle.
                 var wake: Date?
                 if uploadRequested, let next = nextAttempt { wake = next }
-                if queueHasEvents { wake = min(wake ?? .distantFuture, lastFlushCheck.addingTimeInterval(configuration.flushInterval)) }
+                if queueHasEvents { wake = min(wake ?? .distantFuture, lastFlushCheck.addingTimeInterval(settings.flushInterval)) }
+                if allowed && settings.disabled, let fetched = settingsFetchedAt {
+                    wake = min(wake ?? .distantFuture, fetched.addingTimeInterval(configuration.settingsRefreshInterval))
+                }
                 if let wake {
                     _ = lock.wait(until: Date().addingTimeInterval(max(0.01, wake.timeIntervalSince(now))))
                 } else {
@@ -543,13 +564,75 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
                 lock.unlock()
                 break
             }
+            if refreshOnly {
+                lock.unlock()
+                refreshSettings()
+                continue
+            }
             uploadRequested = false
-            let limit = min(configuration.maxBatchEvents, splitLimit ?? configuration.maxBatchEvents)
             lock.unlock()
-            uploadOnce(limit: limit)
+            let now = clock()
+            if lock.withLock({ settingsDue(now) }) { refreshSettings() }
+            let (limit, disabled) = lock.withLock { (min(settings.maxBatchEvents, splitLimit ?? settings.maxBatchEvents), settings.disabled) }
+            if !disabled { uploadOnce(limit: limit) }
             lock.withLock { endBackgroundWorkIfDone() }
         }
         lock.withLock { threadsRunning -= 1; lock.broadcast() }
+    }
+
+    /// Whether the server's settings are to be fetched (never yet, or longer ago than the refresh
+    /// interval). Caller holds `lock`.
+    private func settingsDue(_ now: Date) -> Bool {
+        settingsFetchedAt.map { now.timeIntervalSince($0) >= configuration.settingsRefreshInterval } ?? true
+    }
+
+    /// Fetches `GET /v1/client-config` once (signed, with the ETag of the settings in force) and
+    /// applies it bounded (``RemoteSettings``). Unreachable, refused or unreadable: the settings in
+    /// force stay until the next refresh.
+    private func refreshSettings() {
+        let url = configuration.endpoint.appendingPathComponent("v1/client-config")
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let target = RequestSignature.Target(method: "GET", path: components?.percentEncodedPath ?? "/v1/client-config",
+                                             query: components?.percentEncodedQuery ?? "")
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        let (keyID, secret, etag, offset) = lock.withLock { (credentials.keyID, credentials.secret, settingsETag, clockOffset) }
+        request.setValue(RequestSignature.authorization(keyID: keyID, secret: secret, timestamp: Self.signingTime(clock().timeIntervalSince1970 + offset),
+                                                        target: target, body: [UInt8]()), forHTTPHeaderField: "Authorization")
+        if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        // Like an upload: started only while sending is allowed, and cancelled with it (opt-out,
+        // expired background time, shutdown).
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Locked<Result<HTTPAnswer, any Error>?>(nil)
+        lock.lock()
+        guard enabled, running, !sendingStopped else {
+            lock.unlock()
+            return
+        }
+        uploadTask = transport.start(request) { result in
+            outcome.set(result)
+            done.signal()
+        }
+        lock.unlock()
+        done.wait()
+        lock.withLock { uploadTask = nil }
+        let now = clock()
+        guard case .success(let answer)? = outcome.get(), answer.status == 200,
+              let applied = RemoteSettings(json: answer.body, local: configuration, catalogVersion: CatalogSnapshot.catalog.version) else {
+            lock.withLock { settingsFetchedAt = now }
+            return
+        }
+        lock.withLock {
+            settings = applied
+            settingsETag = answer.headers["etag"]
+            settingsFetchedAt = now
+            if applied.disabled { lastError = "disabled_by_server" }
+            lock.broadcast()
+        }
+        withDatabase {
+            try queue.setState("client_config", String(decoding: answer.body, as: UTF8.self))
+            try queue.setState("client_config_etag", answer.headers["etag"])
+        }
     }
 
     /// Sends the oldest queued events once and settles the outcome.
@@ -632,7 +715,7 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
                     skewCorrections = 0
                     nextAttempt = nil
                     lastError = nil
-                    if let split = splitLimit { splitLimit = split * 2 >= configuration.maxBatchEvents ? nil : split * 2 }
+                    if let split = splitLimit { splitLimit = split * 2 >= settings.maxBatchEvents ? nil : split * 2 }
                     uploadRequested = true  // keep going while events are queued; the server paces us
                 }
             case 400, 413:

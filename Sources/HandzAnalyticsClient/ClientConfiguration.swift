@@ -61,6 +61,9 @@ public struct ClientConfiguration: Sendable {
     public var backoffBase: TimeInterval = 1
     public var backoffCap: TimeInterval = 600
     public var requestTimeout: TimeInterval = 30
+    /// How often the server's settings (`GET /v1/client-config`) are fetched again, at most; a
+    /// fetch happens only when the client is about to upload (or is switched off by the server).
+    public var settingsRefreshInterval: TimeInterval = 3_600
 
     public init(endpoint: URL, keyID: String, secret: [UInt8], queuePath: String) {
         self.endpoint = endpoint

@@ -25,6 +25,11 @@ public struct ClientDiagnostics: Sendable, Equatable {
     public var sendingStopped: Bool
     /// tracked, delivered, and `dropped.<reason>` counters.
     public var counters: [String: Int]
+    /// The settings in force: the server's (`GET /v1/client-config`), bounded, or the local ones.
+    public var flushInterval: TimeInterval = 0
+    public var maxBatchEvents = 0
+    /// The server switched off sending for this app's catalog version.
+    public var disabledByServer = false
 
     public var tracked: Int { counters["tracked"] ?? 0 }
     public var delivered: Int { counters["delivered"] ?? 0 }

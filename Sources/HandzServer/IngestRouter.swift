@@ -11,9 +11,11 @@ import NIOCore
 /// - `DELETE /v1/users/{user_id}` — forget a user (admin scope)
 /// - `POST /v1/admin/reload` — reload the catalog (admin scope)
 /// - `POST /v1/admin/maintenance?seconds=N` — answer 503 + Retry-After for N seconds (admin scope)
+/// - `GET /v1/client-config` — the clients' settings, with an ETag (ingest scope)
 /// - `GET /health`, `GET /metrics` (Prometheus text)
 enum IngestRouter {
-    static func make(service: IngestService, accessLog: AccessLog?, bodyTimeout: Duration = .seconds(30)) -> Router<ServerContext> {
+    static func make(service: IngestService, accessLog: AccessLog?, bodyTimeout: Duration = .seconds(30),
+                     clientConfig: ClientConfig = ClientConfig()) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         if let accessLog { router.add(middleware: AccessLogMiddleware(log: accessLog)) }
 
@@ -51,6 +53,11 @@ enum IngestRouter {
         }
 
         router.get("/health") { _, _ in response(service.health()) }
+
+        router.get("/v1/client-config") { request, _ in
+            let body = try await collect(request, limit: 64 * 1024) ?? []
+            return response(service.clientConfig(clientConfig, headers: headerMap(request.headers), body: body, target: target(request)))
+        }
 
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

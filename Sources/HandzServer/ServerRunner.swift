@@ -33,6 +33,8 @@ public struct ServerOptions: Sendable {
     /// A request body must arrive whole within this many seconds, or the answer is 408 and the
     /// connection closes.
     public var bodyTimeoutSeconds: Double = 20
+    /// The clients' settings served at `GET /v1/client-config` (a JSON file), or the defaults.
+    public var clientConfigPath: String?
     /// Roll the event lake into this directory while serving (``LakeExportService``).
     public var lakeDirectory: String?
     /// Seconds between lake export ticks.
@@ -79,9 +81,10 @@ public enum ServerRunner {
         onStart(ServerStartup(databasePath: options.storeURL.map(redacted) ?? absolute(options.databasePath), keysPath: absolute(options.keysPath),
                               createdKey: createdKey, catalogVersion: catalog.version))
 
+        let clientConfig = try options.clientConfigPath.map { try ClientConfig(json: Data(contentsOf: URL(fileURLWithPath: $0))) } ?? ClientConfig()
         let app = Application(
             router: IngestRouter.make(service: service, accessLog: try options.accessLogPath.map(AccessLog.init(path:)),
-                                      bodyTimeout: .milliseconds(Int64(options.bodyTimeoutSeconds * 1000))),
+                                      bodyTimeout: .milliseconds(Int64(options.bodyTimeoutSeconds * 1000)), clientConfig: clientConfig),
             server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeoutSeconds * 1000)))),
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "handz-analytics"),
             onServerRunning: { channel in onListening(options.host, channel.localAddress?.port ?? options.port) },

@@ -115,4 +115,56 @@ import Testing
         #expect(try world.scalar("SELECT COUNT(*) FROM events WHERE network_state = 'online'") == 1)
         #expect(try world.scalar("SELECT COUNT(*) FROM events WHERE network_state = 'flaky'") == 1)
     }
+
+    /// A server started with `--client-config` holding `json`.
+    func world(clientConfig json: String) throws -> ServerWorld {
+        let world = try ServerWorld()
+        let path = world.directory.appendingPathComponent("client-config.json")
+        try Data(json.utf8).write(to: path)
+        try world.start(["--client-config", path.path])
+        return world
+    }
+
+    @Test("the server's settings apply within the client's bounds: a 10 ms flush interval becomes 1 s, batches shrink to 5, never grow past the local cap")
+    func serverSettingsBounded() throws {
+        let world = try world(clientConfig: #"{"flush_interval_seconds": 0.01, "max_batch_events": 5, "disabled_catalog_versions": []}"#)
+        let signals = ManualPlatformSignals()
+        let client = try client(world, signals)
+        for _ in 0..<20 { client.track(Self.screen()) }
+        client.flush()  // the first upload fetches the settings; the rest follows them
+        #expect(eventually(timeout: 20) { (try? world.scalar("SELECT COUNT(*) FROM events")) == 20 })
+        let diagnostics = client.diagnostics()
+        #expect(diagnostics.flushInterval == 1 && diagnostics.maxBatchEvents == 5 && !diagnostics.disabledByServer)
+        // The first batch may precede the settings' first fetch; after it, batches hold 5 events.
+        #expect(world.batches().count >= 4)
+        #expect(world.requests().contains { $0.path == "/v1/client-config" && $0.status == 200 })
+        // Without another flush, a tracked event goes within about the 1 s interval.
+        client.track(Self.screen())
+        #expect(eventually(timeout: 10) { (try? world.scalar("SELECT COUNT(*) FROM events")) == 21 })
+        client.shutdown()
+
+        let larger = try self.world(clientConfig: #"{"max_batch_events": 100000}"#)
+        let capped = try self.client(larger, ManualPlatformSignals()) { $0.maxBatchEvents = 50 }
+        capped.track(Self.screen())
+        capped.flush()
+        #expect(eventually(timeout: 20) { capped.diagnostics().queuedEvents == 0 })
+        #expect(capped.diagnostics().maxBatchEvents == 50)
+        capped.shutdown()
+    }
+
+    @Test("the server can switch off an app's catalog version: nothing more is sent, the events stay queued, and the diagnostics say why")
+    func killSwitch() throws {
+        let world = try world(clientConfig: #"{"disabled_catalog_versions": ["\#(AnalyticsClient.catalogVersion)"]}"#)
+        let client = try client(world, ManualPlatformSignals())
+        for _ in 0..<5 { client.track(Self.screen()) }
+        client.flush()
+        #expect(eventually(timeout: 20) { client.diagnostics().disabledByServer })
+        Thread.sleep(forTimeInterval: 0.5)
+        client.flush()
+        Thread.sleep(forTimeInterval: 0.5)
+        let diagnostics = client.diagnostics()
+        client.shutdown()
+        #expect(diagnostics.lastError == "disabled_by_server" && diagnostics.queuedEvents == 5)
+        #expect(world.batches().isEmpty)
+    }
 }

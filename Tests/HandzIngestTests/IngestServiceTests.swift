@@ -216,6 +216,26 @@ import Testing
         #expect(await fresh.service.ingest(headers: fresh.headers(junk), body: junk).status == 400)
     }
 
+    @Test("GET /v1/client-config: signed with an ingest key, served with an ETag; the same ETag answers 304; unsigned is 401")
+    func clientConfigRoute() throws {
+        let fixture = try Fixture()
+        var config = try ClientConfig(json: Data(#"{"flush_interval_seconds": 60, "max_batch_events": 50, "disabled_catalog_versions": ["1.1.0"]}"#.utf8))
+        let target = RequestSignature.Target(method: "GET", path: "/v1/client-config")
+        let answer = fixture.service.clientConfig(config, headers: fixture.headers([], gzip: false, target: target), body: [], target: target)
+        #expect(answer.status == 200)
+        #expect(Self.json(answer)["max_batch_events"] as? Int == 50 && Self.json(answer)["disabled_catalog_versions"] as? [String] == ["1.1.0"])
+        let etag = try #require(answer.headers.first { $0.0 == "ETag" }?.1)
+        var headers = fixture.headers([], gzip: false, target: target)
+        headers["if-none-match"] = etag
+        let unchanged = fixture.service.clientConfig(config, headers: headers, body: [], target: target)
+        #expect(unchanged.status == 304 && unchanged.body.isEmpty)
+        config.flushIntervalSeconds = 120
+        #expect(fixture.service.clientConfig(config, headers: headers, body: [], target: target).status == 200, "a changed config has a new ETag")
+        #expect(fixture.service.clientConfig(config, headers: [:], body: [], target: target).status == 401)
+        #expect(throws: ClientConfigError.self) { try ClientConfig(json: Data(#"{"flush_interval": 60}"#.utf8)) }
+        #expect(throws: ClientConfigError.self) { try ClientConfig(json: Data(#"{"max_batch_events": 0}"#.utf8)) }
+    }
+
     @Test("429 with Retry-After: an install over its budget, and too many requests at once")
     func rateLimited() async throws {
         var rates = RateLimits()

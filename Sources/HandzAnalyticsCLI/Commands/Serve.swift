@@ -61,6 +61,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds to receive a whole request body (keep it below --idle-timeout); a slower one gets 408 and the connection closes.")
     var bodyTimeout: Double = 20
 
+    @Option(help: "JSON file of the settings served to clients at GET /v1/client-config (flush_interval_seconds, max_batch_events, disabled_catalog_versions).")
+    var clientConfig: String?
+
     @Option(help: "Append one JSON line per request (time, method, path, status, duration — no headers or bodies) to this file.")
     var accessLog: String?
 
@@ -94,6 +97,7 @@ struct Serve: AsyncParsableCommand {
         options.lakeDirectory = lake
         options.lakeIntervalSeconds = max(1, lakeInterval)
         options.idleTimeoutSeconds = idleTimeout
+        options.clientConfigPath = clientConfig
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
         options.limits.maxBodyBytes = maxBodyBytes
