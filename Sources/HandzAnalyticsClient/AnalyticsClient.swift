@@ -590,34 +590,18 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
     /// applies it bounded (``RemoteSettings``). Unreachable, refused or unreadable: the settings in
     /// force stay until the next refresh.
     private func refreshSettings() {
-        let url = configuration.endpoint.appendingPathComponent("v1/client-config")
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        let target = RequestSignature.Target(method: "GET", path: components?.percentEncodedPath ?? "/v1/client-config",
-                                             query: components?.percentEncodedQuery ?? "")
-        var request = URLRequest(url: url)
-        request.httpMethod = "GET"
-        let (keyID, secret, etag, offset) = lock.withLock { (credentials.keyID, credentials.secret, settingsETag, clockOffset) }
-        request.setValue(RequestSignature.authorization(keyID: keyID, secret: secret, timestamp: Self.signingTime(clock().timeIntervalSince1970 + offset),
-                                                        target: target, body: [UInt8]()), forHTTPHeaderField: "Authorization")
-        if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        // Like an upload: started only while sending is allowed, and cancelled with it (opt-out,
-        // expired background time, shutdown).
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Locked<Result<HTTPAnswer, any Error>?>(nil)
-        lock.lock()
-        guard enabled, running, !sendingStopped else {
-            lock.unlock()
-            return
+        let (url, target) = route("v1/client-config", method: "GET")
+        let outcome = exchange {
+            var request = URLRequest(url: url)
+            request.httpMethod = "GET"
+            let signedAt = Self.signingTime(clock().timeIntervalSince1970 + clockOffset)
+            request.setValue(RequestSignature.authorization(keyID: credentials.keyID, secret: credentials.secret, timestamp: signedAt,
+                                                            target: target, body: [UInt8]()), forHTTPHeaderField: "Authorization")
+            if let settingsETag { request.setValue(settingsETag, forHTTPHeaderField: "If-None-Match") }
+            return request
         }
-        uploadTask = transport.start(request) { result in
-            outcome.set(result)
-            done.signal()
-        }
-        lock.unlock()
-        done.wait()
-        lock.withLock { uploadTask = nil }
         let now = clock()
-        guard case .success(let answer)? = outcome.get(), answer.status == 200,
+        guard case .success(let answer)? = outcome, answer.status == 200,
               let applied = RemoteSettings(json: answer.body, local: configuration, catalogVersion: CatalogSnapshot.catalog.version) else {
             lock.withLock { settingsFetchedAt = now }
             return
@@ -655,36 +639,51 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         body += Array("]}".utf8)
         let compressed = Gzip.compress(body)
 
-        // Start the request only if analytics is still on, atomically with `setEnabled(false)`.
+        let (url, target) = route("v1/batch", method: "POST")
+        let outcome = exchange {
+            let signedAt = Self.signingTime(clock().timeIntervalSince1970 + clockOffset)
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.httpBody = Data(compressed)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+            request.setValue(RequestSignature.authorization(keyID: credentials.keyID, secret: credentials.secret, timestamp: signedAt,
+                                                            target: target, body: compressed), forHTTPHeaderField: "Authorization")
+            return request
+        }
+        guard let result = outcome else { return }
+        settle(result, rows: rows)
+    }
+
+    /// The URL of `relative` under the endpoint, and what an HZ2 signature covers of it: the path
+    /// and query as sent, percent-encoding intact.
+    private func route(_ relative: String, method: String) -> (URL, RequestSignature.Target) {
+        let url = configuration.endpoint.appendingPathComponent(relative)
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        return (url, RequestSignature.Target(method: method, path: components?.percentEncodedPath ?? "/" + relative,
+                                             query: components?.percentEncodedQuery ?? ""))
+    }
+
+    /// Sends the request `build` makes and waits for the answer. `build` runs under `lock` (it may
+    /// read the credentials and clock offset); the request starts only while sending is allowed,
+    /// atomically with `setEnabled(false)`, and is the one a cancel reaches (opt-out, expired
+    /// background time, shutdown). Nil when it did not start.
+    private func exchange(_ build: () -> URLRequest) -> Result<HTTPAnswer, any Error>? {
         let done = DispatchSemaphore(value: 0)
         let outcome = Locked<Result<HTTPAnswer, any Error>?>(nil)
         lock.lock()
         guard enabled, running, !sendingStopped else {
             lock.unlock()
-            return
+            return nil
         }
-        let (keyID, secret) = credentials
-        let url = configuration.endpoint.appendingPathComponent("v1/batch")
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        let target = RequestSignature.Target(method: "POST", path: components?.percentEncodedPath ?? "/v1/batch",
-                                             query: components?.percentEncodedQuery ?? "")
-        let signedAt = Self.signingTime(clock().timeIntervalSince1970 + clockOffset)
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = Data(compressed)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
-        request.setValue(RequestSignature.authorization(keyID: keyID, secret: secret, timestamp: signedAt, target: target, body: compressed),
-                         forHTTPHeaderField: "Authorization")
-        uploadTask = transport.start(request) { result in
+        uploadTask = transport.start(build()) { result in
             outcome.set(result)
             done.signal()
         }
         lock.unlock()
         done.wait()
         lock.withLock { uploadTask = nil }
-        guard let result = outcome.get() else { return }
-        settle(result, rows: rows)
+        return outcome.get()
     }
 
     private func settle(_ result: Result<HTTPAnswer, any Error>, rows: [EventQueue.Row]) {
