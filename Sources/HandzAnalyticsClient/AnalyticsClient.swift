@@ -55,6 +55,9 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
     /// Background time held for the flush started when the app left the screen; ended once the
     /// queue is empty, the upload failed or cannot run now, or the time expired.
     private var backgroundWork: BackgroundWork?
+    /// The background time ran out: no new request starts until the app is back on screen (the
+    /// system may suspend it at any moment).
+    private var backgroundExpired = false
     /// Connectivity from the platform, when it reports it: the events' `network_state`.
     private var platformNetwork: NetworkState?
     private var recent: [ClientDiagnostics.RecentEvent] = []
@@ -239,7 +242,8 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         commitPending()
         lock.lock()
         backgroundSince = clock()
-        if backgroundWork == nil, enabled, !sendingStopped, let platform {
+        backgroundExpired = false
+        if backgroundWork == nil, running, enabled, !sendingStopped, !settings.disabled, let platform {
             backgroundWork = platform.beginBackgroundWork(expired: { [weak self] in self?.backgroundTimeExpired() })
         }
         uploadRequested = true
@@ -251,6 +255,7 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
     /// queued and go on the next launch) and the background work ends.
     private func backgroundTimeExpired() {
         lock.withLock {
+            backgroundExpired = true
             uploadTask?.cancel()
             endBackgroundWork()
         }
@@ -269,17 +274,19 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
     private func endBackgroundWorkIfDone() {
         guard backgroundWork != nil else { return }
         let waiting = nextAttempt.map { $0 > clock() } ?? false
-        if !queueHasEvents || waiting || sendingStopped || !enabled || !running { endBackgroundWork() }
+        if !queueHasEvents || waiting || sendingStopped || !enabled || !running || settings.disabled { endBackgroundWork() }
     }
 
     /// Connectivity changed (``PlatformSignalSink``): events take the new `network_state`; back
     /// online, queued events go at once instead of after the backoff offline failures built up.
     public func networkDidChange(_ state: NetworkState) {
         lock.withLock {
+            let wasOffline = platformNetwork == .offline
             platformNetwork = state
-            guard state != .offline else { return }
+            guard state != .offline, wasOffline else { return }
             // Only a wait that network failures built up is skipped; a server's Retry-After (the
-            // last answer was HTTP) still holds.
+            // last answer was HTTP) still holds. A change between two connected states (Wi-Fi to
+            // cellular) changes nothing.
             if lastStatus == nil {
                 attempt = 0
                 nextAttempt = nil
@@ -294,6 +301,10 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let now = clock()
+        if backgroundExpired {
+            backgroundExpired = false
+            lock.broadcast()
+        }
         if let since = backgroundSince, now.timeIntervalSince(since) > configuration.sessionTimeout {
             sessionID = UUIDv7.make(milliseconds: UInt64(now.timeIntervalSince1970 * 1000), using: &random)
         }
@@ -344,6 +355,9 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         if !on {
             enabled = false
             queueHasEvents = false
+            uploadRequested = false
+            attempt = 0
+            nextAttempt = nil
             uploadTask?.cancel()
             uploadTask = nil
             let uncommitted = pending.count + pendingInvalid
@@ -539,7 +553,7 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
                     uploadRequested = true
                 }
                 let due = nextAttempt.map { $0 <= now } ?? true
-                let allowed = enabled && !sendingStopped
+                let allowed = enabled && !sendingStopped && !backgroundExpired
                 if allowed && !settings.disabled && uploadRequested && due { break }
                 // Switched off by the server: only its settings are fetched again, when due.
                 if allowed && settings.disabled && settingsDue(now) { refreshOnly = true; break }
@@ -548,8 +562,10 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
                 // timer while events are queued; with neither, until a signal (a commit, flush,
                 // consent, credentials, lifecycle or shutdown). No timer while idle.
                 var wake: Date?
-                if uploadRequested, let next = nextAttempt { wake = next }
-                if queueHasEvents { wake = min(wake ?? .distantFuture, lastFlushCheck.addingTimeInterval(settings.flushInterval)) }
+                if allowed && !settings.disabled && uploadRequested, let next = nextAttempt { wake = next }
+                if allowed && !settings.disabled && queueHasEvents {
+                    wake = min(wake ?? .distantFuture, lastFlushCheck.addingTimeInterval(settings.flushInterval))
+                }
                 if allowed && settings.disabled, let fetched = settingsFetchedAt {
                     wake = min(wake ?? .distantFuture, fetched.addingTimeInterval(configuration.settingsRefreshInterval))
                 }
@@ -672,7 +688,7 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         let outcome = Locked<Result<HTTPAnswer, any Error>?>(nil)
         lock.lock()
-        guard enabled, running, !sendingStopped else {
+        guard enabled, running, !sendingStopped, !backgroundExpired else {
             lock.unlock()
             return nil
         }
@@ -759,6 +775,8 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
 
     /// Caller holds `lock`.
     private func scheduleRetry(retryAfter: TimeInterval?, now: Date) {
+        // A request cancelled by an opt-out or shutdown is not retried.
+        guard enabled, running else { return }
         attempt += 1
         let delay = backoff.delay(attempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0...1, using: &random))
         nextAttempt = now.addingTimeInterval(delay)

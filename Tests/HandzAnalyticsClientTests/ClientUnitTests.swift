@@ -114,6 +114,27 @@ import Testing
         client.shutdown()
     }
 
+    @Test("opted out with a retry pending, the client does not spin: no timer while it may not send")
+    func optedOutDoesNotSpin() throws {
+        let directory = try temporaryDirectory("handz-client-unit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = ClientConfiguration(endpoint: URL(string: "http://127.0.0.1:9")!, keyID: "hzk_test", secret: [1],
+                                                queuePath: directory.appendingPathComponent("queue.sqlite").path)
+        configuration.backoffBase = 0.05
+        configuration.backoffCap = 0.2
+        let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext(), platform: nil)
+        client.track(ScreenViewed(screenName: "home/demo"))
+        client.flush()
+        #expect(eventually(timeout: 10) { client.diagnostics().lastError == "network error" })
+        client.setEnabled(false)
+        Thread.sleep(forTimeInterval: 0.5)
+        let before = client.wakeUps
+        Thread.sleep(forTimeInterval: 2)
+        // A retry timer left running while sending is not allowed woke every 10 ms: ~200 here.
+        #expect(client.wakeUps - before <= 2, "woke \(client.wakeUps - before) times while opted out")
+        client.shutdown()
+    }
+
     @Test("the committed generated code is up to date with catalog/")
     func generatedCodeIsCurrent() throws {
         let folder = RepositoryCatalog.root.appendingPathComponent("Sources/HandzAnalyticsClient/Generated")

@@ -30,7 +30,12 @@ public final class UIKitPlatformSignals: PlatformSignals, @unchecked Sendable {
             sink?.appWillEnterForeground()
         })
         monitor.pathUpdateHandler = { [weak self, weak sink] path in
-            let new: NetworkState = path.status == .satisfied ? (path.isConstrained ? .flaky : .online) : .offline
+            // Connected, offline, or waiting for a connection to come up (reported as flaky).
+            let new: NetworkState = switch path.status {
+            case .satisfied: .online
+            case .requiresConnection: .flaky
+            default: .offline
+            }
             self?.lock.withLock { self?.state = new }
             sink?.networkDidChange(new)
         }
@@ -39,16 +44,29 @@ public final class UIKitPlatformSignals: PlatformSignals, @unchecked Sendable {
 
     public var networkState: NetworkState? { lock.withLock { state } }
 
+    /// UIApplication is main-actor isolated. The lifecycle notifications, and so the client's
+    /// background flush that calls this, arrive on the main thread; called from elsewhere, no
+    /// background time is asked for.
     public func beginBackgroundWork(expired: @escaping @Sendable () -> Void) -> BackgroundWork? {
-        // The client ends the task from `expired` itself (it cancels the upload, keeps the events
-        // queued, and calls endBackgroundWork), so the handler does nothing else.
-        let identifier = UIApplication.shared.beginBackgroundTask(withName: "handz-analytics-flush") { expired() }
-        guard identifier != .invalid else { return nil }
-        return BackgroundWork(id: identifier.rawValue)
+        guard Thread.isMainThread else { return nil }
+        return MainActor.assumeIsolated {
+            // The client ends the task from `expired` itself (it cancels the upload, keeps the
+            // events queued, and calls endBackgroundWork), so the handler does nothing else.
+            let identifier = UIApplication.shared.beginBackgroundTask(withName: "handz-analytics-flush") { expired() }
+            return identifier == .invalid ? nil : BackgroundWork(id: identifier.rawValue)
+        }
     }
 
+    /// Ends the task on the main actor: at once from the main thread (the expiry handler must end
+    /// it before returning), otherwise asynchronously — never by waiting for the main thread,
+    /// which may itself be waiting for the client.
     public func endBackgroundWork(_ work: BackgroundWork) {
-        UIApplication.shared.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: work.id))
+        let identifier = UIBackgroundTaskIdentifier(rawValue: work.id)
+        if Thread.isMainThread {
+            MainActor.assumeIsolated { UIApplication.shared.endBackgroundTask(identifier) }
+        } else {
+            Task { @MainActor in UIApplication.shared.endBackgroundTask(identifier) }
+        }
     }
 }
 #endif

@@ -224,14 +224,20 @@ final class EventQueue {
     /// Removes delivered and server-rejected events, counting them.
     func settle(delivered: [Int64], rejected: [(Int64, String)]) throws {
         try database.transaction {
+            // Only rows still queued are counted: one removed while its batch was in flight (a cap,
+            // crash reports turned off) was counted when it was removed.
             let delete = try database.prepare("DELETE FROM queue WHERE seq = ?1")
-            for seq in delivered { try delete.run([.integer(seq)]) }
+            var deliveredCount = 0
+            for seq in delivered {
+                try delete.run([.integer(seq)])
+                deliveredCount += database.changes
+            }
             var byCode: [String: Int] = [:]
             for (seq, code) in rejected {
                 try delete.run([.integer(seq)])
-                byCode[code, default: 0] += 1
+                byCode[code, default: 0] += database.changes
             }
-            try Self.add(database, "delivered", delivered.count)
+            try Self.add(database, "delivered", deliveredCount)
             for (code, count) in byCode { try Self.add(database, "dropped." + DropReason.rejectedByServer(code: code).key, count) }
         }
     }
