@@ -7,7 +7,7 @@ import Glibc
 /// package; `scripts/test.sh` installs it). One per test process, started on first use, each test
 /// taking its own database; stopped when the process exits.
 public final class PostgresTestServer: @unchecked Sendable {
-    public let port: Int
+    public private(set) var port = 0
     let directory: URL
     let binaries: URL
     let runAsPostgres: Bool
@@ -32,13 +32,41 @@ public final class PostgresTestServer: @unchecked Sendable {
         binaries = root.appendingPathComponent(version).appendingPathComponent("bin")
         runAsPostgres = getuid() == 0
         directory = URL(fileURLWithPath: "/tmp/handz-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
-        port = Int.random(in: 40_000...59_000)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if runAsPostgres { try run(["/bin/chown", "postgres", directory.path], asPostgres: false) }
         try run([binaries.appendingPathComponent("initdb").path, "-D", directory.appendingPathComponent("data").path, "-A", "trust", "-U", "postgres", "--no-sync"])
-        try run([binaries.appendingPathComponent("pg_ctl").path, "-D", directory.appendingPathComponent("data").path, "-w", "-t", "60",
-                 "-o", "-h 127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off -c max_connections=200", "-l", directory.appendingPathComponent("log").path, "start"])
+        // A port the kernel says is free now — not a random one: tests running beside this one
+        // hold a thousand loopback connections whose local ports come from the same range (a
+        // random port collided once in CI). A port taken between the check and the start is
+        // retried with another, at most three times.
+        var failure: (any Error)?
+        for _ in 0..<3 {
+            port = Self.freeLoopbackPort()
+            do {
+                try run([binaries.appendingPathComponent("pg_ctl").path, "-D", directory.appendingPathComponent("data").path, "-w", "-t", "60",
+                         "-o", "-h 127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off -c max_connections=200", "-l", directory.appendingPathComponent("log").path, "start"])
+                failure = nil
+                break
+            } catch {
+                failure = error
+                _ = try? run([binaries.appendingPathComponent("pg_ctl").path, "-D", directory.appendingPathComponent("data").path, "-m", "immediate", "stop"])
+            }
+        }
+        if let failure { throw failure }
         atexit { PostgresTestServer.stopShared() }
+    }
+
+    /// A loopback port nobody uses right now (bound to port 0, then released).
+    static func freeLoopbackPort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     static func stopShared() {
