@@ -41,7 +41,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         // retried with another, at most three times.
         var failure: (any Error)?
         for _ in 0..<3 {
-            port = Self.freeLoopbackPort()
+            port = LoopbackSockets.freePort()
             do {
                 try run([binaries.appendingPathComponent("pg_ctl").path, "-D", directory.appendingPathComponent("data").path, "-w", "-t", "60",
                          "-o", "-h 127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off -c max_connections=200", "-l", directory.appendingPathComponent("log").path, "start"])
@@ -54,19 +54,6 @@ public final class PostgresTestServer: @unchecked Sendable {
         }
         if let failure { throw failure }
         atexit { PostgresTestServer.stopShared() }
-    }
-
-    /// A loopback port nobody uses right now (bound to port 0, then released).
-    static func freeLoopbackPort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     static func stopShared() {

@@ -19,7 +19,7 @@ final class ServerWorld: @unchecked Sendable {
     init(port: Int? = nil) throws {
         directory = try temporaryDirectory("handz-client")
         try KeysFile(keys: [ingest, admin]).save(path: directory.appendingPathComponent("handz-keys.json").path)
-        self.port = port ?? Self.freePort()
+        self.port = port ?? LoopbackSockets.freePort()
     }
 
     deinit {
@@ -60,12 +60,6 @@ final class ServerWorld: @unchecked Sendable {
         return configuration
     }
 
-    /// A loopback port nobody listens on right now.
-    static func freePort() -> Int {
-        let (fd, port) = loopbackListeningSocket()
-        close(fd)
-        return port
-    }
 }
 
 /// Polls `condition` every 50 ms until it holds or `timeout` passes.
@@ -76,19 +70,6 @@ func eventually(timeout: TimeInterval = 20, _ condition: () throws -> Bool) reth
         Thread.sleep(forTimeInterval: 0.05)
     }
     return try condition()
-}
-
-/// A TCP socket listening on 127.0.0.1 at a free port: (descriptor, port).
-func loopbackListeningSocket() -> (Int32, Int) {
-    let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) } }
-    listen(listening, 16)
-    return (listening, Int(UInt16(bigEndian: address.sin_port)))
 }
 
 /// A loopback listener that accepts connections and counts them; it never answers (an upload to
@@ -104,7 +85,7 @@ final class SilentListener: @unchecked Sendable {
 
     init(closeImmediately: Bool = false) {
         self.closeImmediately = closeImmediately
-        let (listening, port) = loopbackListeningSocket()
+        let (listening, port) = LoopbackSockets.listening()
         self.port = port
         fd = listening
         let thread = Thread { [self] in
@@ -140,7 +121,7 @@ final class CannedHTTPServer: @unchecked Sendable {
     private var answered = 0
 
     init(status: Int = 200, contentType: String, body: String) {
-        let (listening, port) = loopbackListeningSocket()
+        let (listening, port) = LoopbackSockets.listening()
         self.port = port
         fd = listening
         let response = Array("HTTP/1.1 \(status) OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)

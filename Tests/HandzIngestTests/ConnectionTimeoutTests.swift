@@ -11,19 +11,16 @@ import Testing
 /// (answered 408 by the body timeout) — while a normal client is served throughout. Against the
 /// real `handz-analytics serve` on loopback; every wait is bounded.
 @Suite(.serialized) struct ConnectionTimeoutTests {
-    /// A blocking TCP connection to 127.0.0.1:`port`, or -1.
-    static func connectLoopback(_ port: Int) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return -1 }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    /// Up to `count` connections to the server, each sent `text` and then left alone.
+    static func hold(_ count: Int, port: Int, sending text: String) -> [Int32] {
+        var descriptors: [Int32] = []
+        for _ in 0..<count {
+            let fd = LoopbackSockets.connect(port: port)
+            guard fd >= 0 else { break }
+            send(fd, text)
+            descriptors.append(fd)
         }
-        guard connected == 0 else { close(fd); return -1 }
-        return fd
+        return descriptors
     }
 
     static func send(_ fd: Int32, _ text: String) {
@@ -54,23 +51,13 @@ import Testing
         let server = try ServerProcess(directory: directory, arguments: ["--idle-timeout", "3", "--body-timeout", "1"])
         defer { server.stop() }
         let port = server.baseURL.port!
-        var heads: [Int32] = []
-        for _ in 0..<1_000 {
-            let fd = Self.connectLoopback(port)
-            guard fd >= 0 else { break }
-            Self.send(fd, "POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
-            heads.append(fd)
-        }
+        let heads = Self.hold(1_000, port: port, sending: "POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
         defer { for fd in heads { close(fd) } }
         #expect(heads.count == 1_000, "opened \(heads.count) connections")
-        var bodies: [Int32] = []
-        for _ in 0..<20 {
-            let fd = Self.connectLoopback(port)
-            guard fd >= 0 else { break }
-            Self.send(fd, "POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"events\":[")
-            bodies.append(fd)
-        }
+        let bodies = Self.hold(20, port: port, sending: "POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"events\":[")
         defer { for fd in bodies { close(fd) } }
+        #expect(bodies.count == 20)
 
         // A normal client, while all of those are held open.
         let client = IngestHTTPClient(baseURL: server.baseURL, key: try server.ingestKey())

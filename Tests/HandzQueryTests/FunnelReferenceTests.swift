@@ -9,6 +9,14 @@ import Testing
 @Suite struct FunnelReferenceTests {
     static let base: Int64 = 1_772_323_200_000
 
+    /// A one-byte event id not used yet in this dataset (the tie-break order stays total).
+    static func unusedID(_ used: inout Set<UInt8>, _ random: inout SeededRandom) -> UInt8 {
+        var id: UInt8
+        repeat { id = UInt8(random.int(in: 0...255)) } while used.contains(id)
+        used.insert(id)
+        return id
+    }
+
     static func randomEvents(seed: UInt64) -> [FixtureEvent] {
         var random = SeededRandom(seed: seed)
         let names = ["app_open", "onboarding_viewed", "flow_builder_opened", "library_viewed", "flow_draft_created", "flow_saved_success",
@@ -16,9 +24,7 @@ import Testing
         var events: [FixtureEvent] = []
         var usedIDs = Set<UInt8>()
         for _ in 0..<Int(random.int(in: 30...200)) {
-            var id: UInt8
-            repeat { id = UInt8(random.int(in: 0...255)) } while usedIDs.contains(id)
-            usedIDs.insert(id)
+            let id = Self.unusedID(&usedIDs, &random)
             if usedIDs.count >= 255 { break }
             let install = "i\(random.int(in: 0...5))"
             // Times on a coarse grid so ties are common; some before `from`.
@@ -92,9 +98,7 @@ import Testing
         var events: [FixtureEvent] = []
         var usedIDs = Set<UInt8>()
         for _ in 0..<Int(random.int(in: 30...160)) {
-            var id: UInt8
-            repeat { id = UInt8(random.int(in: 0...255)) } while usedIDs.contains(id)
-            usedIDs.insert(id)
+            let id = Self.unusedID(&usedIDs, &random)
             // A narrower grid than the other suites: chains fit the random windows more often.
             let time = base + random.int(in: -1...14) * 600_000
             var event = FixtureEvent(id: id, name: random.pick(names), timeMs: time, install: "i\(random.int(in: 0...3))")
