@@ -85,7 +85,10 @@ public final class PostgresTestServer: @unchecked Sendable {
     @discardableResult
     func run(_ arguments: [String], asPostgres: Bool? = nil) throws -> String {
         let wrap = asPostgres ?? runAsPostgres
-        let argv = wrap ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments
+        // As postgres, from the server's own directory: the test's working directory may be one
+        // postgres cannot enter (a clone in a private `mktemp -d`), and pg_ctl refuses to start
+        // from there ("could not change directory").
+        let argv = wrap ? ["/usr/sbin/runuser", "-u", "postgres", "--", "/usr/bin/env", "-C", directory.path] + arguments : arguments
         let outputPath = directory.appendingPathComponent("cmd-\(UUID().uuidString).out").path
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
