@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// Raw TCP sockets on 127.0.0.1 for tests: listeners on a kernel-chosen free port, free ports for
-/// servers the tests start, and plain client connections. One place for the `sockaddr_in`
+/// servers the tests start, and plain client connections. Every socket is close-on-exec, so processes the tests spawn
+/// (a PostgreSQL server, the project's own server) do not inherit them. One place for the `sockaddr_in`
 /// dance the client, server and PostgreSQL tests all need.
 public enum LoopbackSockets {
     static func address(port: Int) -> sockaddr_in {
@@ -17,7 +18,7 @@ public enum LoopbackSockets {
 
     /// A TCP socket listening on 127.0.0.1 at a port the kernel chose free: (descriptor, port).
     public static func listening(backlog: Int32 = 16) -> (descriptor: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = address(port: 0)
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -36,7 +37,7 @@ public enum LoopbackSockets {
 
     /// A blocking connection to 127.0.0.1:`port`, or -1.
     public static func connect(port: Int) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return -1 }
         var address = address(port: port)
         let connected = withUnsafePointer(to: &address) {

@@ -24,7 +24,8 @@ public final class PostgresTestServer: @unchecked Sendable {
         public var description: String { "PostgreSQL test server unavailable: \(reason)" }
     }
 
-    init() throws {
+    /// Starts a server of its own (tests use `shared`; a test of the server itself starts one).
+    public init() throws {
         let root = URL(fileURLWithPath: "/usr/lib/postgresql")
         guard let version = (try? FileManager.default.contentsOfDirectory(atPath: root.path))?.sorted().last else {
             throw StartFailure(reason: "no /usr/lib/postgresql (apt-get install postgresql)")
@@ -52,7 +53,12 @@ public final class PostgresTestServer: @unchecked Sendable {
                 _ = try? run([binaries.appendingPathComponent("pg_ctl").path, "-D", directory.appendingPathComponent("data").path, "-m", "immediate", "stop"])
             }
         }
-        if let failure { throw failure }
+        if let failure {
+            // The server's own log says why (the port, descriptors, shared memory); its last
+            // lines go into the failure so CI shows them.
+            let log = (try? String(contentsOf: directory.appendingPathComponent("log"), encoding: .utf8)) ?? ""
+            throw StartFailure(reason: "\(failure); server log: \(log.split(separator: "\n").suffix(4).joined(separator: " | "))")
+        }
         atexit { PostgresTestServer.stopShared() }
     }
 
@@ -60,7 +66,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         if case .success(let server) = shared { server.stop() }
     }
 
-    func stop() {
+    public func stop() {
         try? run([binaries.appendingPathComponent("pg_ctl").path, "-D", directory.appendingPathComponent("data").path, "-m", "immediate", "stop"])
         try? FileManager.default.removeItem(at: directory)
     }
@@ -76,6 +82,21 @@ public final class PostgresTestServer: @unchecked Sendable {
     public func psql(_ url: String, _ sql: String) throws -> String {
         let database = String(url.split(separator: "/").last ?? "")
         return try run(["/usr/bin/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database, "-At", "-c", sql], asPostgres: false)
+    }
+
+    /// Adds "close every descriptor from 3 up" to `actions`: glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; looked up at run time because
+    /// Swift's Glibc module does not declare it), else one close per descriptor open now.
+    static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
     }
 
     /// Runs a command to completion with posix_spawn and a blocking waitpid. Foundation's
@@ -97,6 +118,11 @@ public final class PostgresTestServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else is inherited: tests beside this one hold a thousand loopback sockets, and
+        // a postmaster that inherits them counts them against `max_files_per_process` and refuses
+        // to start ("insufficient file descriptors", CI on 2026-11-25); runuser's PAM session
+        // caps descriptors at 1,024 as well.
+        Self.closeInheritedDescriptors(&actions)
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArguments { free(pointer) } }
         var pid: pid_t = 0

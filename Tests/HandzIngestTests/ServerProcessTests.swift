@@ -204,18 +204,11 @@ import Testing
 /// (a declared body that is never sent).
 enum RawHTTP {
     static func exchange(port: Int, request: String, timeout: Int = 10) throws -> String {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = LoopbackSockets.connect(port: port)
+        guard socket >= 0 else { throw POSIXError(.ECONNREFUSED) }
         defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         _ = request.withCString { send(socket, $0, strlen($0), 0) }
         var reply = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
