@@ -43,6 +43,9 @@ let package = Package(
             name: "HandzCatalog",
             dependencies: ["HandzAnalyticsCore", "HandzQuery", "HandzQA", .product(name: "Yams", package: "Yams")]
         ),
+        // Catalog releases (docs/catalog-releases.md): the released snapshots in catalog/releases/,
+        // their integrity, every change between two catalogs classified, the version bump it needs.
+        .target(name: "HandzCatalogReleases", dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzSigning"]),
         // Analytics QA as code (CH33 §8.2, §13): sequence rules over a captured stream. Pure.
         .target(name: "HandzQA", dependencies: ["HandzAnalyticsCore"]),
         // Synthetic, catalog-driven event generation: valid examples and an invalid corpus.
@@ -92,7 +95,7 @@ let package = Package(
         .target(
             name: "HandzServer",
             dependencies: [
-                "HandzIngest", "HandzCatalog", "HandzPostgresStore", "HandzLake", "HandzSigning",
+                "HandzIngest", "HandzCatalog", "HandzCatalogReleases", "HandzPostgresStore", "HandzLake", "HandzSigning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -140,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "HandzAnalyticsCLI",
             dependencies: [
-                "HandzAnalyticsCore", "HandzCatalog", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
+                "HandzAnalyticsCore", "HandzCatalog", "HandzCatalogReleases", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
                 "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzLake", "HandzPostgresStore", "HandzDashboards", "HandzQA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,7 +169,7 @@ let package = Package(
             path: "Benchmarks/HandzLoad"
         ),
         .testTarget(name: "HandzAnalyticsCoreTests", dependencies: ["HandzAnalyticsCore", "HandzSynthetic", "HandzTestSupport"]),
-        .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzSynthetic", "HandzTestSupport"]),
+        .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzCatalogReleases", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzAnalyticsCLI", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(
             name: "HandzAnalyticsClientTests",

@@ -4,7 +4,7 @@ import ArgumentParser
 struct CatalogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catalog",
-        abstract: "Check the catalog, export JSON Schema, write the analysts' reference.",
-        subcommands: [CatalogLint.self, CatalogExportJSONSchema.self, CatalogDocs.self]
+        abstract: "Check the catalog, classify changes, release it, export JSON Schema, write the analysts' reference.",
+        subcommands: [CatalogLint.self, CatalogDiffCommand.self, CatalogReleaseCommand.self, CatalogExportJSONSchema.self, CatalogDocs.self]
     )
 }

@@ -25,6 +25,9 @@ public struct Catalog: Sendable, Equatable {
     public var funnels: [FunnelDefinition]
     /// The KPIs of CH33 §5.2.
     public var kpis: [KPIDefinition]
+    /// Released catalog versions whose apps' events are refused (`catalog_version_retired`) and
+    /// whose apps the client config tells to stop sending (docs/catalog-releases.md).
+    public var retiredVersions: [String]
 
     public init(
         version: String,
@@ -36,7 +39,8 @@ public struct Catalog: Sendable, Equatable {
         privacy: PrivacyPolicy,
         timeZones: [String],
         funnels: [FunnelDefinition] = [],
-        kpis: [KPIDefinition] = []
+        kpis: [KPIDefinition] = [],
+        retiredVersions: [String] = []
     ) {
         self.version = version
         self.limits = limits
@@ -48,6 +52,7 @@ public struct Catalog: Sendable, Equatable {
         self.timeZones = timeZones
         self.funnels = funnels
         self.kpis = kpis
+        self.retiredVersions = retiredVersions
     }
 
     /// The event with this name, if catalogued.

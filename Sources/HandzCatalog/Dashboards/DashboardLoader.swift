@@ -21,7 +21,6 @@ public enum DashboardLoader {
     }
 
     public static func load(directory: String) -> LoadedDashboards {
-        let root = URL(fileURLWithPath: directory)
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".yaml") }.sorted()
         var state = LoaderState()
         var result = LoadedDashboards(dashboards: [], locations: [:], problems: [], directory: directory)
@@ -29,7 +28,7 @@ public enum DashboardLoader {
             result.problems.append(CatalogProblem(CatalogLocation(file: ".", line: 1), "no dashboards (*.yaml) in \(directory)"))
         }
         for file in files {
-            guard case (var reader, let values)? = state.open(root, file, allowed: ["title", "spec", "description", "panels"]) else { continue }
+            guard case (var reader, let values)? = state.open(.directory(directory), file, allowed: ["title", "spec", "description", "panels"]) else { continue }
             let id = String(file.dropLast(".yaml".count))
             var dashboard = DashboardDefinition(id: id, title: reader.string(values["title"], "title") ?? "", spec: reader.string(values["spec"], "spec") ?? "",
                                                 description: reader.string(values["description"], "description") ?? "")

@@ -9,7 +9,7 @@ extension LoaderState {
         "divisor", "unit", "numerator", "denominator", "actor", "time_basis", "note",
     ]
 
-    mutating func readKPIs(_ root: URL) {
+    mutating func readKPIs(_ root: CatalogFiles) {
         guard case (var reader, let values)? = open(root, "kpis.yaml", allowed: ["kpis"], required: false) else { return }
         for (id, keyNode, value) in reader.pairs(values["kpis"], context: "kpis") {
             sources.kpis[id] = reader.location(keyNode)

@@ -32,28 +32,33 @@ public enum CatalogLoader {
     /// Loads the catalog and reports problems found while reading. Throws only when the
     /// directory is not a catalog at all.
     public static func load(directory: String) throws -> LoadedCatalog {
-        let root = URL(fileURLWithPath: directory)
-        guard FileManager.default.fileExists(atPath: root.appendingPathComponent("catalog.yaml").path) else {
+        guard FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent("catalog.yaml").path) else {
             throw LoadError.notACatalog(directory)
         }
-        var state = LoaderState()
-        state.readManifest(root)
-        state.readNaming(root)
-        state.readPrivacy(root)
-        state.readProperties(root)
-        state.readEnvelope(root)
-        state.readTimeZones(root)
-        let eventsDirectory = root.appendingPathComponent("events")
-        let eventFiles = ((try? FileManager.default.contentsOfDirectory(atPath: eventsDirectory.path)) ?? [])
-            .filter { $0.hasSuffix(".yaml") }.sorted()
-        for file in eventFiles { state.readEvents(root, file: "events/" + file) }
-        state.readFunnels(root)
-        state.readKPIs(root)
-        var loaded = LoadedCatalog(catalog: state.catalog, sources: state.sources, loadProblems: state.problems, directory: directory)
-        let qa = QARuleLoader.read(directory: root.appendingPathComponent("qa").path, prefix: "qa/", catalog: state.catalog)
+        var loaded = load(.directory(directory), label: directory)
+        let qa = QARuleLoader.read(directory: URL(fileURLWithPath: directory).appendingPathComponent("qa").path, prefix: "qa/", catalog: loaded.catalog)
         loaded.qaRules = qa.rules
         loaded.loadProblems += qa.problems
         return loaded
+    }
+
+    /// The files every catalog has at its top level, in the order they are read (then
+    /// `events/*.yaml`).
+    static let topLevelFiles = ["catalog.yaml", "naming.yaml", "privacy.yaml", "properties.yaml", "envelope.yaml", "time_zones.yaml", "funnels.yaml", "kpis.yaml"]
+
+    /// Loads a catalog's rules from `files` (no QA rules); `label` names it in problems.
+    public static func load(_ files: CatalogFiles, label: String) -> LoadedCatalog {
+        var state = LoaderState()
+        state.readManifest(files)
+        state.readNaming(files)
+        state.readPrivacy(files)
+        state.readProperties(files)
+        state.readEnvelope(files)
+        state.readTimeZones(files)
+        for file in files.yamlFiles(in: "events") { state.readEvents(files, file: file) }
+        state.readFunnels(files)
+        state.readKPIs(files)
+        return LoadedCatalog(catalog: state.catalog, sources: state.sources, loadProblems: state.problems, directory: label)
     }
 }
 
@@ -67,9 +72,8 @@ struct LoaderState {
     var problems: [CatalogProblem] = []
 
     /// Parses one file; returns its root mapping pairs and a reader for its values.
-    mutating func open(_ root: URL, _ file: String, allowed: Set<String>, required: Bool = true) -> (YAMLReader, [String: Node])? {
-        let url = root.appendingPathComponent(file)
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+    mutating func open(_ root: CatalogFiles, _ file: String, allowed: Set<String>, required: Bool = true) -> (YAMLReader, [String: Node])? {
+        guard let text = root.text(file) else {
             if required { problems.append(CatalogProblem(CatalogLocation(file: file, line: 1), "missing or unreadable file")) }
             return nil
         }
@@ -134,10 +138,17 @@ struct LoaderState {
 
     mutating func finish(_ reader: YAMLReader) { problems += reader.problems }
 
-    mutating func readManifest(_ root: URL) {
-        guard case (var reader, let values)? = open(root, "catalog.yaml", allowed: ["catalog_version", "spec", "limits"]) else { return }
+    mutating func readManifest(_ root: CatalogFiles) {
+        guard case (var reader, let values)? = open(root, "catalog.yaml", allowed: ["catalog_version", "spec", "limits", "retired_versions"]) else { return }
         catalog.version = reader.string(values["catalog_version"], "catalog_version") ?? ""
         if values["catalog_version"] == nil { reader.problem(nil, "catalog_version is required") }
+        if values["catalog_version"] != nil, CatalogVersion(catalog.version) == nil {
+            reader.problem(values["catalog_version"], "catalog_version must be MAJOR.MINOR.PATCH")
+        }
+        catalog.retiredVersions = reader.strings(values["retired_versions"], "retired_versions")
+        for version in catalog.retiredVersions where CatalogVersion(version) == nil || version == catalog.version {
+            reader.problem(values["retired_versions"], "retired_versions holds MAJOR.MINOR.PATCH versions older than catalog_version")
+        }
         var limits = CatalogLimits()
         for (key, _, value) in reader.pairs(values["limits"], context: "limits",
                                            allowed: ["max_event_bytes", "max_nesting_depth", "max_scan_depth", "max_issues_per_event"]) {
@@ -153,7 +164,7 @@ struct LoaderState {
         finish(reader)
     }
 
-    mutating func readNaming(_ root: URL) {
+    mutating func readNaming(_ root: CatalogFiles) {
         guard case (var reader, let values)? = open(root, "naming.yaml", allowed: ["domains", "verbs", "domain_aliases", "exceptions"]) else { return }
         catalog.naming.domains = reader.strings(values["domains"], "domains")
         catalog.naming.verbs = reader.strings(values["verbs"], "verbs")
@@ -167,7 +178,7 @@ struct LoaderState {
         finish(reader)
     }
 
-    mutating func readPrivacy(_ root: URL) {
+    mutating func readPrivacy(_ root: CatalogFiles) {
         guard case (var reader, let values)? = open(root, "privacy.yaml", allowed: ["denied_key_tokens", "denied_key_substrings", "reviewed_identifiers"]) else { return }
         catalog.privacy.deniedKeyTokens = reader.strings(values["denied_key_tokens"], "denied_key_tokens")
         catalog.privacy.deniedKeySubstrings = reader.strings(values["denied_key_substrings"], "denied_key_substrings")
@@ -178,7 +189,7 @@ struct LoaderState {
         finish(reader)
     }
 
-    mutating func readProperties(_ root: URL) {
+    mutating func readProperties(_ root: CatalogFiles) {
         guard case (var reader, let values)? = open(root, "properties.yaml", allowed: ["properties"]) else { return }
         let fields: Set<String> = ["type", "enum", "format", "minimum", "maximum", "enabled", "spec", "description"]
         for (name, keyNode, value) in reader.pairs(values["properties"], context: "properties") {
@@ -211,7 +222,7 @@ struct LoaderState {
         finish(reader)
     }
 
-    mutating func readEnvelope(_ root: URL) {
+    mutating func readEnvelope(_ root: CatalogFiles) {
         guard case (var reader, let values)? = open(root, "envelope.yaml", allowed: ["required", "optional", "common_optional"]) else { return }
         catalog.envelope.required = reader.strings(values["required"], "required")
         catalog.envelope.optional = reader.strings(values["optional"], "optional")
@@ -224,13 +235,13 @@ struct LoaderState {
         finish(reader)
     }
 
-    mutating func readTimeZones(_ root: URL) {
+    mutating func readTimeZones(_ root: CatalogFiles) {
         guard case (var reader, let values)? = open(root, "time_zones.yaml", allowed: ["time_zones"]) else { return }
         catalog.timeZones = reader.strings(values["time_zones"], "time_zones")
         finish(reader)
     }
 
-    mutating func readEvents(_ root: URL, file: String) {
+    mutating func readEvents(_ root: CatalogFiles, file: String) {
         guard case (var reader, let values)? = open(root, file, allowed: ["spec", "events"]) else { return }
         let fileSpec = reader.string(values["spec"], "spec") ?? ""
         let fields: Set<String> = ["domain", "status", "description", "spec", "properties", "global_properties", "note"]
@@ -287,7 +298,7 @@ struct LoaderState {
         return rules
     }
 
-    mutating func readFunnels(_ root: URL) {
+    mutating func readFunnels(_ root: CatalogFiles) {
         guard case (var reader, let values)? = open(root, "funnels.yaml", allowed: ["funnels"], required: false) else { return }
         let fields: Set<String> = ["title", "spec", "window", "success", "steps", "note"]
         for (id, keyNode, value) in reader.pairs(values["funnels"], context: "funnels") {
