@@ -192,7 +192,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HandzIngestTests",
-            dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI"]
+            dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI", "HandzCatalogReleases"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -647,7 +647,10 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
             return rows
         }
         guard let rows, !rows.isEmpty else { return }
-        var body = Array("{\"sent_at\":\"\(TimestampFormat.format(seconds: Int64(now.timeIntervalSince1970)))\",\"events\":[".utf8)
+        // The catalog the batch's events were validated against, so the server validates them
+        // against the same release (docs/catalog-releases.md).
+        let version = rows[0].catalogVersion.map { ",\"catalog_version\":\(JSONString.quoted($0))" } ?? ""
+        var body = Array("{\"sent_at\":\"\(TimestampFormat.format(seconds: Int64(now.timeIntervalSince1970)))\"\(version),\"events\":[".utf8)
         for (index, row) in rows.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             body += Self.withUser(row.body, row.userID)

@@ -84,8 +84,21 @@ struct BatchProcessor {
         }
     }
 
-    /// The 200 receipt: `{"accepted": N, "duplicates": D, "rejected": [...]}`.
-    func receipt(_ result: AppendResult) -> String {
+    /// Refuses every event with one code and no path: a batch whose `catalog_version` the
+    /// server cannot validate against (``CatalogVersionPolicy``). Nothing of the events is read.
+    mutating func refuseAll(events: [Range<Int>], code: ValidationErrorCode) {
+        let message = code == .catalogVersionRetired
+            ? "the app's catalog_version is retired; this app build must stop sending"
+            : "the app's catalog_version is not one this server can validate against"
+        for (index, range) in events.enumerated() {
+            rejected.append(RejectedEventRecord(eventName: nil, errors: [(code.rawValue, "")], byteSize: range.count))
+            rejections.append(Rejection(index: index, eventID: nil, issues: [ValidationIssue(code: code, path: "", message: message)]))
+        }
+    }
+
+    /// The 200 receipt: `{"accepted": N, "duplicates": D, "rejected": [...], "catalog_version": V}`
+    /// (V: the catalog the batch was validated against).
+    func receipt(_ result: AppendResult, catalogVersion: String) -> String {
         var out = "{\"accepted\":\(result.accepted),\"duplicates\":\(result.duplicates),\"rejected\":["
         for (position, rejection) in rejections.enumerated() {
             if position > 0 { out += "," }
@@ -95,6 +108,6 @@ struct BatchProcessor {
             out += rejection.issues.map { "{\"code\":\"\($0.code.rawValue)\",\"path\":\(JSONString.quoted($0.path))}" }.joined(separator: ",")
             out += "]}"
         }
-        return out + "]}"
+        return out + "],\"catalog_version\":\(JSONString.quoted(catalogVersion))}"
     }
 }

@@ -64,6 +64,14 @@ extension IngestService {
     public func clientConfig(_ config: ClientConfig, headers: [String: String], body: [UInt8], target: RequestSignature.Target) -> IngestResponse {
         do {
             _ = try authenticate(headers, target: target, body: body, scope: .ingest)
+            // The catalog's retired versions are disabled too (the server side of the kill
+            // switch, docs/catalog-releases.md): an app on a retired version stops sending
+            // instead of having every batch refused.
+            var config = config
+            for version in catalog.retired where !config.disabledCatalogVersions.contains(version) {
+                config.disabledCatalogVersions.append(version)
+            }
+            config.disabledCatalogVersions.sort()
             let etag = config.etag
             if headers["if-none-match"] == etag { return finish(IngestResponse(status: 304, headers: [("ETag", etag)], body: [])) }
             var response = IngestResponse.json(200, config.json)

@@ -30,8 +30,8 @@ public final class IngestService: Sendable {
     private let inFlight = Locked(0)
     /// Until when the endpoint answers 503 (maintenance), if set.
     private let maintenanceUntil = Locked<Date?>(nil)
-    /// Re-reads the catalog directory (for reload); nil when reloading is not possible.
-    let catalogLoader: (@Sendable () throws -> Catalog)?
+    /// Re-reads the catalog directory and its releases (for reload); nil when reloading is not possible.
+    let catalogLoader: (@Sendable () throws -> CatalogSet)?
     /// Admin signatures already accepted (replay refusal).
     let replayGuard = ReplayGuard()
     /// Tests only: runs right after a batch took the catalog it validates and is stored under (to put
@@ -41,7 +41,7 @@ public final class IngestService: Sendable {
     public init(catalog: LiveCatalog, store: any EventStore, keys: KeyRing, limits: IngestLimits = IngestLimits(),
                 rateLimits: RateLimits = RateLimits(), logger: Logger = Logger(label: "handz.ingest"),
                 clock: @escaping @Sendable () -> Date = { Date() },
-                catalogLoader: (@Sendable () throws -> Catalog)? = nil) {
+                catalogLoader: (@Sendable () throws -> CatalogSet)? = nil) {
         self.catalog = catalog
         self.store = store
         self.keys = keys
@@ -130,12 +130,6 @@ public final class IngestService: Sendable {
             guard body.count <= limits.maxDecompressedBytes else { throw RequestError.payloadTooLarge("body is too large") }
             decoded = body
         }
-        // One read of the live catalog: the validator carries the catalog it validates with, and
-        // the batch is stored under that catalog's version, whatever a reload does meanwhile.
-        var validator = catalog.checkOutValidator()
-        defer { catalog.checkIn(validator) }
-        let catalogVersion = validator.catalog.version
-        afterCatalogTaken.withLock { $0 }?()
         let maxEvents = limits.maxEventsPerBatch
         let parsed = decoded.withUnsafeBytes { buffer in
             Result { () throws(BatchEnvelopeError) -> BatchEnvelope in try BatchEnvelopeParser.parse(buffer, maxEvents: maxEvents) }
@@ -147,9 +141,23 @@ public final class IngestService: Sendable {
         case .failure(let error): throw RequestError.malformedEnvelope(error.message)
         }
 
+        // One read of the live catalogs: the validator carries the catalog the app's
+        // catalog_version chooses (docs/catalog-releases.md), and the batch is stored under that
+        // catalog's version, whatever a reload does meanwhile. A version the server cannot
+        // validate against refuses every event with its code, on the receipt and in quarantine.
         var processor = BatchProcessor(capacity: envelope.events.count)
-        let ids = BatchProcessor.FieldIDs(validator.catalog)
-        decoded.withUnsafeBytes { processor.process($0, events: envelope.events, validator: &validator, ids: ids) }
+        let catalogVersion: String
+        switch catalog.checkOutValidator(forCatalogVersion: envelope.catalogVersion) {
+        case .success(var validator):
+            defer { catalog.checkIn(validator) }
+            catalogVersion = validator.catalog.version
+            afterCatalogTaken.withLock { $0 }?()
+            let ids = BatchProcessor.FieldIDs(validator.catalog)
+            decoded.withUnsafeBytes { processor.process($0, events: envelope.events, validator: &validator, ids: ids) }
+        case .failure(let refusal):
+            catalogVersion = catalog.current.version
+            processor.refuseAll(events: envelope.events, code: refusal.code)
+        }
 
         try checkRateLimits(keyID: key.id, events: envelope.events.count, perInstall: processor.eventsPerInstall, now: now)
 
@@ -174,7 +182,7 @@ public final class IngestService: Sendable {
         for rejection in processor.rejections {
             for code in Set(rejection.issues.map(\.code.rawValue)) { metrics.rejected(code: code) }
         }
-        return .json(200, processor.receipt(result))
+        return .json(200, processor.receipt(result, catalogVersion: catalogVersion))
     }
 
     func checkContentType(_ headers: [String: String]) throws {
@@ -284,10 +292,10 @@ public final class IngestService: Sendable {
     @discardableResult
     public func reloadCatalog() throws -> String {
         guard let catalogLoader else { throw RequestError.catalogInvalid("this server cannot reload its catalog") }
-        let catalog = try catalogLoader()
-        self.catalog.replace(with: catalog)
-        logger.info("catalog reloaded", metadata: ["catalog_version": "\(catalog.version)"])
-        return catalog.version
+        let set = try catalogLoader()
+        catalog.replace(with: set.current, releases: set.releases)
+        logger.info("catalog reloaded", metadata: ["catalog_version": "\(set.current.version)", "releases": "\(set.releases.count)"])
+        return set.current.version
     }
 
     /// `GET /health`: 200 when the store is writable and a catalog is loaded, 503 otherwise.

@@ -1,6 +1,7 @@
 import Foundation
 import HandzAnalyticsCore
 import HandzCatalog
+import HandzCatalogReleases
 import HandzIngest
 import HandzLake
 import HandzPostgresStore
@@ -65,7 +66,12 @@ public enum ServerRunner {
     ) async throws {
         ServerMetrics.bootstrap()
         let catalogDirectory = options.catalogDirectory
-        let catalog = try CatalogLoader.loadChecked(directory: catalogDirectory)
+        let loadCatalogs: @Sendable () throws -> CatalogSet = {
+            let served = try ServedCatalogs.load(directory: catalogDirectory)
+            return CatalogSet(current: served.current, releases: served.releases)
+        }
+        let catalogs = try loadCatalogs()
+        let catalog = catalogs.current
         let createdKey = try prepareKeysFile(options.keysPath)
         let store: any EventStore
         if let url = options.storeURL {
@@ -74,9 +80,9 @@ public enum ServerRunner {
             store = try SQLiteEventStore(path: options.databasePath, configuration: options.store)
         }
         let service = IngestService(
-            catalog: LiveCatalog(catalog), store: store, keys: try KeyRing(path: options.keysPath),
+            catalog: LiveCatalog(catalogs), store: store, keys: try KeyRing(path: options.keysPath),
             limits: options.limits, rateLimits: options.rateLimits, logger: logger,
-            catalogLoader: { try CatalogLoader.loadChecked(directory: catalogDirectory) }
+            catalogLoader: loadCatalogs
         )
         onStart(ServerStartup(databasePath: options.storeURL.map(redacted) ?? absolute(options.databasePath), keysPath: absolute(options.keysPath),
                               createdKey: createdKey, catalogVersion: catalog.version))

@@ -333,7 +333,7 @@ import Testing
         #expect(ValidationErrorCode.allCases.map(\.rawValue) == [
             "malformed_json", "not_an_object", "duplicate_key", "too_large", "unknown_event", "event_disabled",
             "missing_property", "unknown_property", "type_mismatch", "invalid_uuid", "invalid_enum", "invalid_timestamp",
-            "invalid_format", "out_of_range", "pii_key", "pii_value", "opted_out",
+            "invalid_format", "out_of_range", "pii_key", "pii_value", "opted_out", "unknown_catalog_version", "catalog_version_retired",
         ])
     }
 }

@@ -27,7 +27,7 @@ import Testing
             store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path)
             service = IngestService(catalog: LiveCatalog(RepositoryCatalog.catalog), store: store, keys: try KeyRing(path: keysPath),
                                     limits: limits, rateLimits: rateLimits,
-                                    catalogLoader: { try CatalogLoader.loadChecked(directory: RepositoryCatalog.directory) })
+                                    catalogLoader: { CatalogSet(current: try CatalogLoader.loadChecked(directory: RepositoryCatalog.directory)) })
         }
 
         deinit {
@@ -81,9 +81,9 @@ import Testing
         let events = (1...20).map { EventBuilder("app_open", seed: UInt64($0)).json }
         let first = await fixture.send(events)
         #expect(first.status == 200)
-        #expect(String(decoding: first.body, as: UTF8.self) == "{\"accepted\":20,\"duplicates\":0,\"rejected\":[]}")
+        #expect(String(decoding: first.body, as: UTF8.self) == "{\"accepted\":20,\"duplicates\":0,\"rejected\":[],\"catalog_version\":\"\(RepositoryCatalog.catalog.version)\"}")
         let again = await fixture.send(events)
-        #expect(String(decoding: again.body, as: UTF8.self) == "{\"accepted\":0,\"duplicates\":20,\"rejected\":[]}")
+        #expect(String(decoding: again.body, as: UTF8.self) == "{\"accepted\":0,\"duplicates\":20,\"rejected\":[],\"catalog_version\":\"\(RepositoryCatalog.catalog.version)\"}")
         #expect(try fixture.count("SELECT COUNT(*) FROM events") == 20)
         #expect(try fixture.count("SELECT COUNT(DISTINCT catalog_version) FROM events") == 1)
     }

@@ -7,7 +7,10 @@ import HandzSQLite
 /// Every change to the queue and its counters happens in one transaction, so across crashes
 /// and restarts `tracked = delivered + dropped (by reason) + queued` holds. Event bodies are
 /// stored without `user_id`; it is kept in its own column and added when sending, so signing
-/// out removes it from every queued event at once (CH33 §9).
+/// out removes it from every queued event at once (CH33 §9). Each event keeps the catalog
+/// version it was validated against, so events queued before an app update are sent, and
+/// validated by the server, under the catalog of the build that tracked them
+/// (docs/catalog-releases.md).
 final class EventQueue {
     struct Row {
         let seq: Int64
@@ -15,6 +18,9 @@ final class EventQueue {
         let userID: String?
         let size: Int
         let timeMs: Int64
+        /// The catalog the event was validated against; nil for events queued by a client that
+        /// did not record it (sent without a version, as that client did).
+        let catalogVersion: String?
     }
 
     /// An event accepted by `track`, waiting for the next commit.
@@ -33,8 +39,12 @@ final class EventQueue {
 
     static let counterNames = ["tracked", "delivered"]
 
-    init(path: String) throws {
+    /// The catalog version new events are queued under: the app's own catalog.
+    let catalogVersion: String
+
+    init(path: String, catalogVersion: String = CatalogSnapshot.catalog.version) throws {
         self.path = path
+        self.catalogVersion = catalogVersion
         do {
             database = try Self.open(path)
             guard try database.scalar("SELECT 1 FROM pragma_quick_check WHERE quick_check = 'ok'") == 1 else {
@@ -64,7 +74,8 @@ final class EventQueue {
             time_ms INTEGER NOT NULL,
             size    INTEGER NOT NULL,
             body    BLOB    NOT NULL,
-            user_id TEXT
+            user_id TEXT,
+            catalog_version TEXT
         );
         CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -76,6 +87,10 @@ final class EventQueue {
         try database.execute("PRAGMA synchronous = NORMAL")
         try database.execute("PRAGMA secure_delete = ON")
         try database.execute(schema)
+        // Files written before the catalog version was kept gain the column; their rows read NULL.
+        if try database.scalar("SELECT COUNT(*) FROM pragma_table_info('queue') WHERE name = 'catalog_version'") == 0 {
+            try database.execute("ALTER TABLE queue ADD COLUMN catalog_version TEXT")
+        }
         return database
     }
 
@@ -122,7 +137,7 @@ final class EventQueue {
     static func importDamaged(_ aside: String, into database: SQLiteDatabase) throws -> (recovered: Int, lost: Int) {
         var counters: [String: Int64] = [:]
         var state: [(String, String)] = []
-        var rows: [(String, Int64, Int64, [UInt8], String?)] = []
+        var rows: [(String, Int64, Int64, [UInt8], String?, String?)] = []
         if let damaged = try? SQLiteDatabase(path: aside, readOnly: true) {
             if let statement = try? damaged.prepare("SELECT name, value FROM counters") {
                 _ = try? statement.query { counters[$0.text(0) ?? ""] = $0.int64(1) }
@@ -132,9 +147,11 @@ final class EventQueue {
             }
             // Row by row, so one bad page loses only its rows.
             let seqs = (try? damaged.prepare("SELECT seq FROM queue ORDER BY seq").query { $0.int64(0) }) ?? []
-            if let statement = try? damaged.prepare("SELECT name, time_ms, size, body, user_id FROM queue WHERE seq = ?1") {
+            // A copy from before the catalog version was kept has no such column: NULL for it.
+            let version = (try? damaged.scalar("SELECT COUNT(*) FROM pragma_table_info('queue') WHERE name = 'catalog_version'")) == 1 ? "catalog_version" : "NULL"
+            if let statement = try? damaged.prepare("SELECT name, time_ms, size, body, user_id, \(version) FROM queue WHERE seq = ?1") {
                 for seq in seqs {
-                    if let row = try? statement.query([.integer(seq)], { ($0.text(0) ?? "", $0.int64(1), $0.int64(2), $0.blob(3), $0.text(4)) }).first {
+                    if let row = try? statement.query([.integer(seq)], { ($0.text(0) ?? "", $0.int64(1), $0.int64(2), $0.blob(3), $0.text(4), $0.text(5)) }).first {
                         rows.append(row)
                     }
                 }
@@ -145,9 +162,9 @@ final class EventQueue {
         try database.transaction {
             for (name, value) in counters where !name.isEmpty { try add(database, name, Int(value)) }
             for (key, value) in state { try database.prepare("INSERT OR IGNORE INTO state(key, value) VALUES (?1, ?2)").run([.text(key), .text(value)]) }
-            let insert = try database.prepare("INSERT INTO queue(name, time_ms, size, body, user_id) VALUES (?1, ?2, ?3, ?4, ?5)")
+            let insert = try database.prepare("INSERT INTO queue(name, time_ms, size, body, user_id, catalog_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
             for row in rows {
-                try insert.run([.text(row.0), .integer(row.1), .integer(row.2), .blob(row.3), row.4.map { .text($0) } ?? .null])
+                try insert.run([.text(row.0), .integer(row.1), .integer(row.2), .blob(row.3), row.4.map { .text($0) } ?? .null, row.5.map { .text($0) } ?? .null])
             }
             if counters["tracked"] == nil { try add(database, "tracked", rows.count) }
             if lost > 0 { try add(database, "dropped." + DropReason.corrupt.key, lost) }
@@ -171,10 +188,10 @@ final class EventQueue {
     @discardableResult
     func commit(_ pending: [Pending], invalid: Int, maxEvents: Int, maxBytes: Int) throws -> [DropReason: Int] {
         try database.transaction {
-            let insert = try database.prepare("INSERT INTO queue(name, time_ms, size, body, user_id) VALUES (?1, ?2, ?3, ?4, ?5)")
+            let insert = try database.prepare("INSERT INTO queue(name, time_ms, size, body, user_id, catalog_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
             for event in pending {
                 try insert.run([.text(event.name), .integer(event.timeMs), .integer(Int64(event.body.count)), .blob(event.body),
-                                event.userID.map { .text($0) } ?? .null])
+                                event.userID.map { .text($0) } ?? .null, .text(catalogVersion)])
             }
             try Self.add(database, "tracked", pending.count + invalid)
             try Self.add(database, "dropped." + DropReason.invalid.key, invalid)
@@ -210,11 +227,15 @@ final class EventQueue {
 
     /// The oldest events, up to `maxEvents` and `maxBytes` (at least one).
     func batch(maxEvents: Int, maxBytes: Int) throws -> [Row] {
-        let statement = try database.prepare("SELECT seq, body, user_id, size, time_ms FROM queue ORDER BY seq LIMIT ?1")
+        let statement = try database.prepare("SELECT seq, body, user_id, size, time_ms, catalog_version FROM queue ORDER BY seq LIMIT ?1")
         var rows: [Row] = []
         var bytes = 0
-        for row in try statement.query([.integer(Int64(maxEvents))], { Row(seq: $0.int64(0), body: $0.blob(1), userID: $0.text(2), size: Int($0.int64(3)), timeMs: $0.int64(4)) }) {
+        for row in try statement.query([.integer(Int64(maxEvents))], {
+            Row(seq: $0.int64(0), body: $0.blob(1), userID: $0.text(2), size: Int($0.int64(3)), timeMs: $0.int64(4), catalogVersion: $0.text(5))
+        }) {
             if !rows.isEmpty && bytes + row.size > maxBytes { break }
+            // One batch, one catalog version: events queued before an app update go on their own.
+            if let first = rows.first, first.catalogVersion != row.catalogVersion { break }
             rows.append(row)
             bytes += row.size
         }

@@ -1,11 +1,20 @@
-/// The body of one ingestion request: `{"sent_at": "<ISO-8601>", "events": [ … ]}` (`sent_at`
-/// optional). Parsing finds each event's bytes without judging them — every element, object or
+/// The body of one ingestion request: `{"sent_at": "<ISO-8601>", "catalog_version": "1.3.0",
+/// "events": [ … ]}` (`sent_at` and `catalog_version` optional). Parsing finds each event's bytes without judging them — every element, object or
 /// not, is then validated on its own and gets its own receipt.
 public struct BatchEnvelope: Sendable {
     /// `sent_at` as seconds and nanoseconds since the epoch, when present.
     public var sentAt: (seconds: Int64, nanoseconds: Int32)?
     /// The byte range of each element of `events`, in order.
     public var events: [Range<Int>]
+    /// The catalog the sending app was built with, when it says (docs/catalog-releases.md): its
+    /// events are validated against that release. At most 32 bytes of plain text; never echoed.
+    public var catalogVersion: String?
+
+    public init(sentAt: (seconds: Int64, nanoseconds: Int32)?, events: [Range<Int>], catalogVersion: String? = nil) {
+        self.sentAt = sentAt
+        self.events = events
+        self.catalogVersion = catalogVersion
+    }
 }
 
 /// Why a body is not a batch envelope. Messages name the rule, never a value.
@@ -32,6 +41,7 @@ public enum BatchEnvelopeParser {
         var envelope = BatchEnvelope(sentAt: nil, events: [])
         var sawEvents = false
         var sawSentAt = false
+        var sawCatalogVersion = false
         do {
             scanner.skipWhitespace()
             guard scanner.peek == UInt8(ascii: "{") else { throw BatchEnvelopeError.malformed("expected a JSON object") }
@@ -59,8 +69,17 @@ public enum BatchEnvelopeParser {
                         throw BatchEnvelopeError.malformed("sent_at must be an ISO-8601 UTC date-time")
                     }
                     envelope.sentAt = time
+                case "catalog_version":
+                    guard !sawCatalogVersion else { throw BatchEnvelopeError.malformed("duplicate key catalog_version") }
+                    sawCatalogVersion = true
+                    guard scanner.peek == UInt8(ascii: "\"") else { throw BatchEnvelopeError.malformed("catalog_version must be a string") }
+                    let value = try scanner.scanString()
+                    // A version is a few digits and dots; anything longer or escaped is no version
+                    // at all, and is kept out rather than carried further.
+                    guard !value.escaped, value.length <= 32 else { throw BatchEnvelopeError.malformed("catalog_version must be MAJOR.MINOR.PATCH") }
+                    envelope.catalogVersion = String(decoding: UnsafeRawBufferPointer(start: scanner.p + value.start, count: value.length), as: UTF8.self)
                 default:
-                    throw BatchEnvelopeError.malformed("unknown key (expected events and sent_at)")
+                    throw BatchEnvelopeError.malformed("unknown key (expected events, sent_at and catalog_version)")
                 }
                 scanner.skipWhitespace()
                 if scanner.peek == UInt8(ascii: ",") {

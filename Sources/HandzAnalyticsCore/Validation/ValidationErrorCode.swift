@@ -36,6 +36,12 @@ public enum ValidationErrorCode: String, Sendable, CaseIterable, Codable, Compar
     case piiValue = "pii_value"
     /// `analytics_opt_in` is false: such an event must never be sent (CH33 §2.2).
     case optedOut = "opted_out"
+    /// The batch names a `catalog_version` the server neither keeps as a release nor can fall
+    /// back from (docs/catalog-releases.md); every event of the batch is refused with it.
+    case unknownCatalogVersion = "unknown_catalog_version"
+    /// The batch names a `catalog_version` the catalog retired (`retired_versions`): that app
+    /// build must stop sending (the client config tells it so).
+    case catalogVersionRetired = "catalog_version_retired"
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
