@@ -24,6 +24,9 @@ swift build --product handz-analytics >/dev/null
 BIN="$(swift build --show-bin-path)/handz-analytics"
 "$BIN" simulate --installs 800 --days 42 --seed 20260301 --out "$RUN/events.ndjson" >/dev/null
 "$BIN" import --db "$RUN/store.sqlite" "$RUN/events.ndjson"
+# A range over two catalog versions (docs/catalog-releases.md): installs on app 1.3.9 still run
+# the catalog before the current one, so `--breakdown catalog_version` has two buckets.
+sqlite3 "$RUN/store.sqlite" "UPDATE events SET catalog_version = '1.2.0' WHERE app_version = '1.3.9'"
 
 # ENGINES=postgres,duckdb (optional) limits the run to some engines while developing.
 timeout 1500 "$VENV/bin/python" Tests/Interop/engine_agreement.py --binary "$BIN" --db "$RUN/store.sqlite" --work "$RUN" \

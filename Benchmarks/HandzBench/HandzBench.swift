@@ -1,5 +1,5 @@
 // handz-bench: throughput benchmarks for the pipeline's hot paths. Run in release mode:
-//   swift run -c release handz-bench validate FILE.ndjson [--passes 5]
+//   swift run -c release handz-bench validate FILE.ndjson [--passes 5] [--versions N]
 //   swift run -c release handz-bench store [--rows N] [--concurrency C]
 //   swift run -c release handz-bench lint [--files N] [--seed S] [--passes P]
 //   swift run -c release handz-bench qa FILE.ndjson [--passes 3]
@@ -8,6 +8,7 @@
 import Foundation
 import HandzAnalyticsCore
 import HandzCatalog
+import HandzIngest
 
 @main
 enum HandzBench {
@@ -28,7 +29,7 @@ enum HandzBench {
 
     static func usage() -> Never {
         FileHandle.standardError.write(Data("""
-            usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR]
+            usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR] [--versions N]
                    handz-bench store [--rows N] [--concurrency C] [--db PATH] [--synchronous full|normal]
                    handz-bench client [--events N] [--endpoint URL --keys FILE]
                    handz-bench client-idle [--seconds S]
@@ -48,6 +49,7 @@ struct ValidateBenchmark {
     init(arguments: [String]) throws { options = CorpusArguments(arguments, passes: 5) }
 
     func run() throws {
+        if options.versions > 0 { return try runBatched() }
         let passes = options.passes
         let catalog = CompiledCatalog(try CatalogLoader.loadChecked(directory: options.catalogDirectory))
         let corpus = try NDJSONCorpus(path: options.file)
@@ -73,5 +75,43 @@ struct ValidateBenchmark {
         print(String(format: "handz validator: %d events (%d accepted, %d rejected), %.1f MB, %d passes on 1 thread", lines.count, accepted, lines.count - accepted, Double(bytes.count) / 1e6, passes))
         print(String(format: "handz validator: best %.3f s = %.0f events/s (%.0f MB/s); median %.3f s = %.0f events/s",
                      best, eventsPerSecond, Double(bytes.count) / best / 1e6, median, Double(lines.count) / median))
+    }
+}
+
+extension ValidateBenchmark {
+    /// The server's path (docs/catalog-releases.md): batches of 100 events, each naming one of
+    /// `--versions` N loaded catalog versions in turn; the validator comes from that version's
+    /// pool in ``LiveCatalog`` and goes back after the batch. The N catalogs are the same rules
+    /// under N versions, so every pass accepts the same events and only the selection, the pools
+    /// and N sets of compiled tables competing for the caches differ from `--versions 1`.
+    func runBatched() throws {
+        let current = try CatalogLoader.loadChecked(directory: options.catalogDirectory)
+        let releases = (0..<(options.versions - 1)).map { index -> Catalog in
+            var release = current
+            release.version = "0.\(index).0"
+            return release
+        }
+        let live = LiveCatalog(current, releases: releases)
+        let versions = releases.map(\.version) + [current.version]
+        let corpus = try NDJSONCorpus(path: options.file)
+        let (bytes, lines) = (corpus.bytes, corpus.lines)
+        let batches = stride(from: 0, to: lines.count, by: 100).map { $0..<min($0 + 100, lines.count) }
+        var timings: [Double] = []
+        var accepted = 0
+        for _ in 0..<options.passes {
+            accepted = 0
+            let begin = DispatchTime.now().uptimeNanoseconds
+            bytes.withUnsafeBytes { buffer in
+                for (number, batch) in batches.enumerated() {
+                    guard case .success(var validator) = live.checkOutValidator(forCatalogVersion: versions[number % versions.count]) else { continue }
+                    for range in lines[batch] where validator.validate(UnsafeRawBufferPointer(rebasing: buffer[range])).isAccepted { accepted += 1 }
+                    live.checkIn(validator)
+                }
+            }
+            timings.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9)
+        }
+        timings.sort()
+        print(String(format: "handz validator, %d catalog version(s) loaded, batches of 100: %d events (%d accepted), %d passes on 1 thread", options.versions, lines.count, accepted, options.passes))
+        print(String(format: "best %.3f s = %.0f events/s; median %.3f s = %.0f events/s", timings[0], Double(lines.count) / timings[0], timings[timings.count / 2], Double(lines.count) / timings[timings.count / 2]))
     }
 }

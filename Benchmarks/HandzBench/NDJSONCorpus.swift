@@ -6,6 +6,9 @@ struct CorpusArguments {
     var file = ""
     var passes: Int
     var catalogDirectory = "catalog"
+    /// `validate --versions N`: validate batch by batch through the server's catalog selection
+    /// with N catalog versions loaded (0: the plain loop).
+    var versions = 0
 
     init(_ arguments: [String], passes: Int) {
         self.passes = passes
@@ -14,6 +17,7 @@ struct CorpusArguments {
             switch argument {
             case "--passes": self.passes = Int(iterator.next() ?? "") ?? passes
             case "--catalog": catalogDirectory = iterator.next() ?? catalogDirectory
+            case "--versions": versions = Int(iterator.next() ?? "") ?? 0
             default: file = argument
             }
         }

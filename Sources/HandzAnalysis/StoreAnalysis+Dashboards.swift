@@ -54,3 +54,12 @@ extension StoreAnalysis {
         return rows.first ?? nil
     }
 }
+
+extension StoreAnalysis {
+    /// The catalog versions the events of `[fromMs, toMs)` were validated against, sorted as
+    /// text (docs/catalog-releases.md: reports over several versions name what each could send).
+    public func catalogVersions(fromMs: Int64, toMs: Int64) throws -> [String] {
+        try database.prepare("SELECT DISTINCT catalog_version FROM events WHERE event_time_ms >= ?1 AND event_time_ms < ?2 ORDER BY 1")
+            .query([.integer(fromMs), .integer(toMs)]) { $0.text(0) ?? "" }
+    }
+}

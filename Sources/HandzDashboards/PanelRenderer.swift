@@ -18,6 +18,7 @@ struct PanelRenderer {
         out += "<p class=\"bullet\">CH33 §7: “\(HTML.escape(panel.bullet))” · chart: \(panel.chart.rawValue) · from: \(HTML.escape(panel.sources.map(\.label).joined(separator: ", ")))</p>\n"
         if let missing = panel.missing { out += "<p class=\"missing\"><strong>Not in the catalog:</strong> \(HTML.escape(missing))</p>\n" }
         if let note = panel.note { out += "<p class=\"note\">\(HTML.escape(note))</p>\n" }
+        for note in data.notes { out += "<p class=\"note versions\">Catalog versions: \(HTML.escape(note))</p>\n" }
         out += body()
         return out + "</section>\n"
     }

@@ -19,8 +19,12 @@ struct HTMLEscapingTests {
         panel.sources = [PanelSource(label: hostile, kind: .query(EventQuery(kind: .followedBy, match: EventMatch(events: ["app_open"]))))]
         let dashboard = DashboardDefinition(id: "x", title: hostile, spec: hostile, description: hostile, panels: [panel])
         let data = DashboardData(dashboard: dashboard, fromMs: 0, toMs: 86_400_000,
-                                 panels: [PanelData(panel: panel, sources: [SourceData(label: hostile, result: .query(.conversion(numerator: 1, denominator: 2)))])])
-        for page in Report.pages([data], source: hostile, generatedAt: hostile) {
+                                 panels: [PanelData(panel: panel, sources: [SourceData(label: hostile, result: .query(.conversion(numerator: 1, denominator: 2)))],
+                                                    notes: [hostile])])
+        let pages = Report.pages([data], source: hostile, generatedAt: hostile)
+        // The catalog-version notes (docs/catalog-releases.md) are shown, as text.
+        #expect(pages.contains { $0.html.contains("<p class=\"note versions\">Catalog versions: &lt;img src=x") })
+        for page in pages {
             #expect(!page.html.contains("<img"), "\(page.fileName)")
             #expect(!page.html.contains("onerror=alert(1)>"), "\(page.fileName)")
             #expect(page.html.contains("&lt;img src=x onerror=alert(1)&gt;"), "\(page.fileName)")

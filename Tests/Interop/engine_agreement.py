@@ -274,6 +274,9 @@ def cases(catalog_kpis, start, end, narrow_from, narrow_to):
         out.append((f"funnel {funnel} narrow range, window 1d", "funnel", [funnel, *narrow, "--window", "1d"]))
         out.append((f"funnel {funnel} actor user", "funnel", [funnel, *full, "--actor", "user"]))
         out.append((f"funnel {funnel} breakdown {breakdowns[funnel]}", "funnel", [funnel, *narrow, "--breakdown", breakdowns[funnel]]))
+    # The release dimensions (docs/catalog-releases.md): any funnel breaks down by them.
+    out.append(("funnel F0 breakdown catalog_version", "funnel", ["F0", *full, "--breakdown", "catalog_version"]))
+    out.append(("funnel F2 breakdown app_version", "funnel", ["F2", *full, "--breakdown", "app_version"]))
     for kpi in catalog_kpis:
         out.append((f"kpi {kpi}", "kpi", [kpi, *full]))
         out.append((f"kpi {kpi} actor user, narrow", "kpi", [kpi, *narrow, "--actor", "user"]))

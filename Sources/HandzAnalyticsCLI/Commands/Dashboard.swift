@@ -80,9 +80,23 @@ struct DashboardRender: ParsableCommand {
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
         guard (toMs - fromMs) / day <= 3660 else { throw ValidationError("the range is longer than ten years; pass --from and --to") }
         let printTimings = timings
-        let data = try usage {
+        var data = try usage {
             try DashboardRunner.run(dashboards, path: db, catalog: catalog, fromMs: fromMs, toMs: toMs, workers: workers) { dashboard, panel, seconds in
                 if printTimings { FileHandle.standardError.write(Data(String(format: "%7.3f s  %@/%@\n", seconds, dashboard.id, panel.id).utf8)) }
+            }
+        }
+        // Funnel panels over several catalog versions say what some could not send
+        // (docs/catalog-releases.md, "Analysis across versions").
+        let versions = try store.catalogVersions(fromMs: fromMs, toMs: toMs)
+        let availability = try options.catalogOptions.availability(current: catalog)
+        for dashboard in data.indices {
+            for panel in data[dashboard].panels.indices {
+                var notes: [String] = []
+                for source in data[dashboard].panels[panel].sources {
+                    guard case .funnel(let report) = source.result else { continue }
+                    for note in availability.notes(for: report.query.funnel, dataVersions: versions) where !notes.contains(note) { notes.append(note) }
+                }
+                data[dashboard].panels[panel].notes = notes
             }
         }
         let pages = Report.pages(data, source: URL(fileURLWithPath: db).lastPathComponent, generatedAt: Format.time(Int64(started.timeIntervalSince1970 * 1000)))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandzAnalysis
+import HandzCatalogReleases
 import HandzQuery
 
 /// `handz-analytics funnel F0 --db PATH [--from DATE --to DATE] [--window 7d] [--breakdown PROP]
@@ -21,10 +22,14 @@ struct Funnel: ParsableCommand {
     func run() throws {
         let catalog = try catalogOptions.load()
         let query = try funnel.query(catalog)
-        let report = try usage {
+        let (report, versions) = try usage {
             let analysis = try store.open(catalog)
-            return via == .walk ? try analysis.funnel(query) : try analysis.funnelBySQL(query)
+            let report = via == .walk ? try analysis.funnel(query) : try analysis.funnelBySQL(query)
+            return (report, try analysis.catalogVersions(fromMs: query.fromMs, toMs: query.toMs &+ query.windowMs))
         }
-        print(FunnelOutput.render(report, as: store.format))
+        // A range over several catalog versions: what some of them could not send is noted next
+        // to the numbers (docs/catalog-releases.md, "Analysis across versions").
+        let notes = try catalogOptions.availability(current: catalog).notes(for: query.funnel, dataVersions: versions)
+        print(FunnelOutput.render(report, as: store.format, notes: notes))
     }
 }

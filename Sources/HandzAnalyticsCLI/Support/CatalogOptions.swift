@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HandzAnalyticsCore
 import HandzCatalog
+import HandzCatalogReleases
 
 /// `--catalog DIR`, shared by every command that needs the catalog.
 struct CatalogOptions: ParsableArguments {
@@ -39,6 +40,14 @@ struct CatalogOptions: ParsableArguments {
         } catch let error as CatalogLoader.LoadError {
             throw CleanFailure("the catalog has problems:\n\(error)")
         }
+    }
+}
+
+extension CatalogOptions {
+    /// What each kept catalog version allows: the releases in `catalog/releases/` and `current`.
+    func availability(current: Catalog) throws -> CatalogAvailability {
+        let history = CatalogReleaseHistory.read(catalogDirectory: try directory())
+        return CatalogAvailability(history.releases.map { $0.load(label: $0.version).catalog } + [current])
     }
 }
 

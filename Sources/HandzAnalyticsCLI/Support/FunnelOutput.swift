@@ -6,15 +6,18 @@ import HandzSynthetic
 /// (bucket, step), or a table for people. Only counts, ratios, durations and — with a breakdown —
 /// closed-set catalog values are printed.
 enum FunnelOutput {
-    static func render(_ report: FunnelReport, as format: OutputFormat) -> String {
+    /// `notes`: what some catalog versions in the data could not send
+    /// (``HandzCatalogReleases/CatalogAvailability``), in the table and the JSON (`notes`); CSV
+    /// holds rows only.
+    static func render(_ report: FunnelReport, as format: OutputFormat, notes: [String] = []) -> String {
         switch format {
-        case .json: json(report)
+        case .json: json(report, notes: notes)
         case .csv: csv(report)
-        case .table: table(report)
+        case .table: table(report) + notes.map { "note: \($0)\n" }.joined()
         }
     }
 
-    static func json(_ report: FunnelReport) -> String {
+    static func json(_ report: FunnelReport, notes: [String] = []) -> String {
         var json = JSONText()
         json.beginObject()
         json.field("funnel", report.query.funnel.id)
@@ -39,6 +42,12 @@ enum FunnelOutput {
                 success(bucket.success, &json)
                 json.endObject()
             }
+            json.endArray()
+        }
+        if !notes.isEmpty {
+            json.key("notes")
+            json.beginArray()
+            for note in notes { json.string(note) }
             json.endArray()
         }
         json.endObject()

@@ -237,6 +237,9 @@ public struct FunnelSQLBuilder {
     /// values (CH33 §1: no free text leaves the store), and to properties step 1 carries.
     func checkBreakdown(_ name: String, funnel: FunnelDefinition) throws(QueryError) {
         try PropertyAccess.checkIdentifier(name)
+        // The release dimensions: every event carries them, and their values are as few as the
+        // releases (docs/catalog-releases.md, "Analysis across versions").
+        if EventsTable.versionColumns.contains(name) { return }
         guard let definition = catalog.properties[name] else { throw .invalidBreakdown("\(name) is not a catalogued property") }
         guard definition.type == .boolean || definition.allowedValues != nil else {
             throw .invalidBreakdown("\(name) is not a closed set (enum or boolean); only those may be broken down")

@@ -20,10 +20,14 @@ public struct PanelData: Sendable, Equatable {
     public var panel: PanelDefinition
     /// One per source, in the panel's order.
     public var sources: [SourceData]
+    /// What some catalog versions in the range could not send, for the panel's funnels
+    /// (docs/catalog-releases.md, "Analysis across versions"); shown under the title.
+    public var notes: [String]
 
-    public init(panel: PanelDefinition, sources: [SourceData]) {
+    public init(panel: PanelDefinition, sources: [SourceData], notes: [String] = []) {
         self.panel = panel
         self.sources = sources
+        self.notes = notes
     }
 }
 
