@@ -29,7 +29,7 @@ enum HandzBench {
 
     static func usage() -> Never {
         FileHandle.standardError.write(Data("""
-            usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR] [--versions N]
+            usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR] [--versions N [--spread K]]
                    handz-bench store [--rows N] [--concurrency C] [--db PATH] [--synchronous full|normal]
                    handz-bench client [--events N] [--endpoint URL --keys FILE]
                    handz-bench client-idle [--seconds S]
@@ -92,7 +92,7 @@ extension ValidateBenchmark {
             return release
         }
         let live = LiveCatalog(current, releases: releases)
-        let versions = releases.map(\.version) + [current.version]
+        let versions = Array((releases.map(\.version) + [current.version]).suffix(max(1, options.spread ?? options.versions)))
         let corpus = try NDJSONCorpus(path: options.file)
         let (bytes, lines) = (corpus.bytes, corpus.lines)
         let batches = stride(from: 0, to: lines.count, by: 100).map { $0..<min($0 + 100, lines.count) }
@@ -111,7 +111,7 @@ extension ValidateBenchmark {
             timings.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9)
         }
         timings.sort()
-        print(String(format: "handz validator, %d catalog version(s) loaded, batches of 100: %d events (%d accepted), %d passes on 1 thread", options.versions, lines.count, accepted, options.passes))
+        print(String(format: "handz validator, %d catalog version(s) loaded, batches of 100 naming %d of them in turn: %d events (%d accepted), %d passes on 1 thread", options.versions, versions.count, lines.count, accepted, options.passes))
         print(String(format: "best %.3f s = %.0f events/s; median %.3f s = %.0f events/s", timings[0], Double(lines.count) / timings[0], timings[timings.count / 2], Double(lines.count) / timings[timings.count / 2]))
     }
 }

@@ -9,6 +9,9 @@ struct CorpusArguments {
     /// `validate --versions N`: validate batch by batch through the server's catalog selection
     /// with N catalog versions loaded (0: the plain loop).
     var versions = 0
+    /// With `--versions`: how many of the loaded versions the batches name in turn (default all;
+    /// 1: every batch names the newest, the steady state after a release).
+    var spread: Int?
 
     init(_ arguments: [String], passes: Int) {
         self.passes = passes
@@ -18,6 +21,7 @@ struct CorpusArguments {
             case "--passes": self.passes = Int(iterator.next() ?? "") ?? passes
             case "--catalog": catalogDirectory = iterator.next() ?? catalogDirectory
             case "--versions": versions = Int(iterator.next() ?? "") ?? 0
+            case "--spread": spread = Int(iterator.next() ?? "")
             default: file = argument
             }
         }

@@ -35,13 +35,6 @@ public final class LiveCatalog: Sendable {
 
     public var current: CompiledCatalog { state.withLock { $0.pools[$0.current]!.compiled } }
 
-    /// Every version a batch can be validated against, oldest first.
-    public var versions: [String] {
-        state.withLock { state in
-            state.pools.keys.sorted { (CatalogVersion($0) ?? CatalogVersion(major: 0, minor: 0, patch: 0)) < (CatalogVersion($1) ?? CatalogVersion(major: 0, minor: 0, patch: 0)) }
-        }
-    }
-
     /// The versions the current catalog retires (the client config's kill switch lists them).
     public var retired: [String] { state.withLock { $0.retired } }
 
@@ -61,6 +54,10 @@ public final class LiveCatalog: Sendable {
     /// or the code every event of the batch is refused with.
     public func checkOutValidator(forCatalogVersion claimed: String?) -> Result<EventValidator, CatalogVersionRefusal> {
         state.withLock { state in
+            // The common case without building the policy's inputs: a kept, unretired version
+            // (the policy's own first rule after retirement), or none at all.
+            guard let claimed else { return .success(Self.take(&state, version: state.current)) }
+            if state.pools[claimed] != nil, !state.retired.contains(claimed) { return .success(Self.take(&state, version: claimed)) }
             let kept = Array(state.pools.keys)
             switch CatalogVersionPolicy.choose(claimed: claimed, current: state.current, kept: kept, retired: state.retired) {
             case .use(let version): return .success(Self.take(&state, version: version))
