@@ -12,10 +12,11 @@ import NIOCore
 /// - `POST /v1/admin/reload` — reload the catalog (admin scope)
 /// - `POST /v1/admin/maintenance?seconds=N` — answer 503 + Retry-After for N seconds (admin scope)
 /// - `GET /v1/client-config` — the clients' settings, with an ETag (ingest scope)
-/// - `GET /health`, `GET /metrics` (Prometheus text)
+/// - `GET /health`, and `GET /metrics` (Prometheus text) when it is served on the ingest port
+///   (``MetricsPlacement``; otherwise ``metricsOnly()`` serves it on its own listener)
 enum IngestRouter {
     static func make(service: IngestService, accessLog: AccessLog?, bodyTimeout: Duration = .seconds(30),
-                     clientConfig: ClientConfig = ClientConfig()) -> Router<ServerContext> {
+                     clientConfig: ClientConfig = ClientConfig(), servesMetrics: Bool = true) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         if let accessLog { router.add(middleware: AccessLogMiddleware(log: accessLog)) }
 
@@ -59,11 +60,22 @@ enum IngestRouter {
             return response(service.clientConfig(clientConfig, headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
+        if servesMetrics { addMetrics(to: router) }
+        return router
+    }
+
+    /// The metrics listener's router: `GET /metrics` and nothing else.
+    static func metricsOnly() -> Router<ServerContext> {
+        let router = Router(context: ServerContext.self)
+        addMetrics(to: router)
+        return router
+    }
+
+    static func addMetrics(to router: Router<ServerContext>) {
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
         }
-        return router
     }
 
     enum Collected: Sendable {

@@ -8,6 +8,7 @@ import HandzPostgresStore
 import HandzSigning
 import HandzStore
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -34,6 +35,10 @@ public struct ServerOptions: Sendable {
     /// A request body must arrive whole within this many seconds, or the answer is 408 and the
     /// connection closes.
     public var bodyTimeoutSeconds: Double = 20
+    /// The most connections held open at once (``ConnectionLimit``).
+    public var maxConnections = ConnectionLimit.defaultMaximum()
+    /// Where `GET /metrics` is served (``MetricsPlacement``); nil: the default for `host`.
+    public var metricsPlacement: MetricsPlacement?
     /// The clients' settings served at `GET /v1/client-config` (a JSON file), or the defaults.
     public var clientConfigPath: String?
     /// Roll the event lake into this directory while serving (``LakeExportService``).
@@ -62,7 +67,8 @@ public enum ServerRunner {
     public static func run(
         _ options: ServerOptions, logger: Logger,
         onStart: @escaping @Sendable (ServerStartup) -> Void = { _ in },
-        onListening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
+        onListening: @escaping @Sendable (String, Int) -> Void = { _, _ in },
+        onMetricsListening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
     ) async throws {
         ServerMetrics.bootstrap()
         let catalogDirectory = options.catalogDirectory
@@ -88,11 +94,14 @@ public enum ServerRunner {
                               createdKey: createdKey, catalogVersion: catalog.version))
 
         let clientConfig = try options.clientConfigPath.map { try ClientConfig(json: Data(contentsOf: URL(fileURLWithPath: $0))) } ?? ClientConfig()
+        let metrics = options.metricsPlacement ?? MetricsPlacement.resolve(nil, ingestHost: options.host)!
         let app = Application(
             router: IngestRouter.make(service: service, accessLog: try options.accessLogPath.map(AccessLog.init(path:)),
-                                      bodyTimeout: .milliseconds(Int64(options.bodyTimeoutSeconds * 1000)), clientConfig: clientConfig),
+                                      bodyTimeout: .milliseconds(Int64(options.bodyTimeoutSeconds * 1000)), clientConfig: clientConfig,
+                                      servesMetrics: metrics == .ingestPort),
             server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeoutSeconds * 1000)))),
-            configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "handz-analytics"),
+            configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "handz-analytics",
+                                                    availableConnectionsDelegate: MaximumAvailableConnections(options.maxConnections, logger: logger)),
             onServerRunning: { channel in onListening(options.host, channel.localAddress?.port ?? options.port) },
             logger: logger
         )
@@ -103,6 +112,17 @@ public enum ServerRunner {
                 lookbackHours: Int64(options.lakeLookbackHours), logger: logger))
         }
         services.append(app)
+        if case .address(let host, let port) = metrics {
+            // Its own listener, few connections: it answers a scraper, not the fleet.
+            services.append(Application(
+                router: IngestRouter.metricsOnly(),
+                server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+                configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "handz-analytics",
+                                                        availableConnectionsDelegate: MaximumAvailableConnections(16, logger: logger)),
+                onServerRunning: { channel in onMetricsListening(host, channel.localAddress?.port ?? port) },
+                logger: logger
+            ))
+        }
         var configuration = ServiceGroupConfiguration(
             services: services,
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger

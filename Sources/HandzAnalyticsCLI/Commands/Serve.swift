@@ -61,6 +61,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds to receive a whole request body (keep it below --idle-timeout); a slower one gets 408 and the connection closes.")
     var bodyTimeout: Double = 20
 
+    @Option(help: "Most connections held open at once; past it new ones wait in the listen backlog until others close (default: 10,000, or the descriptor limit less 128 when lower).")
+    var maxConnections: Int?
+
+    @Option(help: "Where GET /metrics is served: HOST:PORT, or `ingest` for the ingest port (default: the ingest port when --host is loopback, else 127.0.0.1:9464).")
+    var metricsListen: String?
+
     @Option(help: "JSON file of the settings served to clients at GET /v1/client-config (flush_interval_seconds, max_batch_events, disabled_catalog_versions).")
     var clientConfig: String?
 
@@ -81,6 +87,10 @@ struct Serve: AsyncParsableCommand {
         try checkPostgresURL(store)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        guard MetricsPlacement.resolve(metricsListen, ingestHost: host) != nil else {
+            throw ValidationError("--metrics-listen must be HOST:PORT or ingest")
+        }
+        guard (maxConnections ?? 16) >= 16 else { throw ValidationError("--max-connections must be at least 16") }
         guard (0.1...3_600).contains(idleTimeout), (0.1...3_600).contains(bodyTimeout) else {
             throw ValidationError("--idle-timeout and --body-timeout must be 0.1-3600 seconds")
         }
@@ -97,6 +107,8 @@ struct Serve: AsyncParsableCommand {
         options.lakeDirectory = lake
         options.lakeIntervalSeconds = max(1, lakeInterval)
         options.idleTimeoutSeconds = idleTimeout
+        if let maxConnections { options.maxConnections = maxConnections }
+        options.metricsPlacement = MetricsPlacement.resolve(metricsListen, ingestHost: host)
         options.clientConfigPath = clientConfig
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
@@ -122,6 +134,8 @@ struct Serve: AsyncParsableCommand {
             printNow(lines.joined(separator: "\n"))
         }, onListening: { host, port in
             printNow("listening on http://\(host):\(port)")
+        }, onMetricsListening: { host, port in
+            printNow("metrics on http://\(host):\(port)/metrics")
         })
     }
 }
