@@ -26,6 +26,12 @@ public final class SQLiteEventStore: @unchecked Sendable {
         // Checkpoint when the WAL passes ~40 MB rather than SQLite's default ~8 MB: fewer, larger
         // checkpoints measured ~50% more write throughput (BENCHMARKS.md).
         try database.execute("PRAGMA wal_autocheckpoint = 5000")
+        if let bytes = configuration.maxDatabaseBytes {
+            // Pages of the file's own size (an older file may not use 8 KiB pages); at least the
+            // pages already in use, which SQLite requires.
+            let pageSize = max(512, try database.scalar("PRAGMA page_size") ?? 8192)
+            try database.execute("PRAGMA max_page_count = \(max(1, Int64(bytes) / pageSize))")
+        }
         writer = try StoreWriter(database: database, configuration: configuration)
     }
 

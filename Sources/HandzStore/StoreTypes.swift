@@ -29,6 +29,12 @@ public struct StoreConfiguration: Sendable {
     public var maxQueuedRows = 100_000
     /// SQLite page cache of the writer, in MiB.
     public var cacheMiB = 128
+    /// A quota on the database file (`serve --max-db-bytes`), nil for none: the writer's
+    /// `max_page_count`. A commit that would pass it fails like a full disk (SQLite reports both
+    /// as `SQLITE_FULL`): rolled back, its batches answered 503 with `Retry-After`, nothing of
+    /// them acknowledged; writes succeed again once `purge` or `forget-user` free pages or the
+    /// quota is raised. The write-ahead log is not counted (it is truncated at checkpoints).
+    public var maxDatabaseBytes: Int?
 
     public init() {}
 }

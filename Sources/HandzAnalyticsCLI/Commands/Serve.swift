@@ -34,6 +34,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Durability: full (fsync every commit; survives power loss) or normal (survives a process crash).")
     var synchronous: String = "full"
 
+    @Option(help: "A quota on the SQLite database file, bytes: past it batches get 503 with Retry-After, nothing acknowledged, until purge frees pages or the quota is raised.")
+    var maxDbBytes: Int?
+
     @Option(help: "Largest request body as sent, bytes.")
     var maxBodyBytes = 1 << 20
 
@@ -90,6 +93,8 @@ struct Serve: AsyncParsableCommand {
         guard MetricsPlacement.resolve(metricsListen, ingestHost: host) != nil else {
             throw ValidationError("--metrics-listen must be HOST:PORT or ingest")
         }
+        guard maxDbBytes == nil || store == nil else { throw ValidationError("--max-db-bytes applies to the SQLite store; PostgreSQL has its own quotas") }
+        guard (maxDbBytes ?? 1 << 20) >= 1 << 20 else { throw ValidationError("--max-db-bytes must be at least 1 MiB (1048576)") }
         guard (maxConnections ?? 16) >= 16 else { throw ValidationError("--max-connections must be at least 16") }
         guard (0.1...3_600).contains(idleTimeout), (0.1...3_600).contains(bodyTimeout) else {
             throw ValidationError("--idle-timeout and --body-timeout must be 0.1-3600 seconds")
@@ -112,6 +117,7 @@ struct Serve: AsyncParsableCommand {
         options.clientConfigPath = clientConfig
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
+        options.store.maxDatabaseBytes = maxDbBytes
         options.limits.maxBodyBytes = maxBodyBytes
         options.limits.maxDecompressedBytes = maxDecompressedBytes
         options.limits.maxEventsPerBatch = maxEvents
