@@ -27,6 +27,8 @@ echo "== catalog lint"
 swift run handz-analytics catalog lint
 echo "== swift test"
 swift test
+echo "== the parsers that read attacker bytes, fuzzed (libFuzzer, 45 s each; FUZZING.md)"
+scripts/fuzz.sh 45
 echo "== JSON Schema export agrees with the validator"
 scripts/check-jsonschema-agreement.sh
 echo "== funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark"

@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(CryptoKit)
-import CryptoKit
-#else
-import Crypto
-#endif
-
 /// The ingestion endpoint's request signature (CH33 §10 "signed ingestion keys"), the one
 /// definition the server, the client and the load generator share.
 ///
@@ -25,6 +18,10 @@ import Crypto
 /// A request whose `ts` is more than ``maxClockSkewSeconds`` from the server clock is refused with
 /// the error code `clock_skew` and the server's time, so a client with a wrong clock can correct
 /// its offset and sign again.
+///
+/// This file holds the scheme and the header's parsing, which need no cryptography (so the fuzz
+/// target for the header, `fuzz/Targets/authorization.swift`, builds without swift-crypto);
+/// `RequestSignature+HMAC.swift` computes and checks signatures.
 public enum RequestSignature {
     /// The schemes, newest first.
     public enum Scheme: String, Sendable, CaseIterable {
@@ -71,32 +68,6 @@ public enum RequestSignature {
         }
     }
 
-    /// The HMAC of the scheme's string to sign under `secret`.
-    public static func signature(scheme: Scheme = .hz2, secret: [UInt8], timestamp: Int64, target: Target,
-                                 body: UnsafeRawBufferPointer) -> [UInt8] {
-        var hmac = HMAC<SHA256>(key: SymmetricKey(data: secret))
-        switch scheme {
-        case .hz2:
-            hmac.update(data: Array("HZ2\n\(target.method)\n\(target.path)\n\(target.query)\n\(timestamp)\n".utf8))
-        case .hz1:
-            hmac.update(data: Array("\(timestamp).".utf8))
-        }
-        hmac.update(data: body)
-        return Array(hmac.finalize())
-    }
-
-    /// The complete `Authorization` header value for a request.
-    public static func authorization(scheme: Scheme = .hz2, keyID: String, secret: [UInt8], timestamp: Int64,
-                                     target: Target = .batch, body: UnsafeRawBufferPointer) -> String {
-        let sig = signature(scheme: scheme, secret: secret, timestamp: timestamp, target: target, body: body)
-        return "\(scheme.rawValue) key=\(keyID), ts=\(timestamp), sig=\(Hex.encode(sig))"
-    }
-
-    public static func authorization(scheme: Scheme = .hz2, keyID: String, secret: [UInt8], timestamp: Int64,
-                                     target: Target = .batch, body: [UInt8]) -> String {
-        body.withUnsafeBytes { authorization(scheme: scheme, keyID: keyID, secret: secret, timestamp: timestamp, target: target, body: $0) }
-    }
-
     /// Parses an `Authorization` value; nil when it is not one of the schemes or not well formed.
     /// A `ts` that does not fit in 64 bits is malformed.
     public static func parse(_ value: String) -> Header? {
@@ -116,15 +87,6 @@ public enum RequestSignature {
         }
         guard let keyID, let timestamp, let signature else { return nil }
         return Header(scheme: scheme, keyID: keyID, timestamp: timestamp, signature: signature)
-    }
-
-    /// Whether `header` signs this request under `secret`, compared in constant time.
-    public static func isValid(_ header: Header, secret: [UInt8], target: Target, body: UnsafeRawBufferPointer) -> Bool {
-        let expected = signature(scheme: header.scheme, secret: secret, timestamp: header.timestamp, target: target, body: body)
-        guard expected.count == header.signature.count else { return false }
-        var difference: UInt8 = 0
-        for index in expected.indices { difference |= expected[index] ^ header.signature[index] }
-        return difference == 0
     }
 
     /// Whether `timestamp` is within the allowed skew of `now`. Overflow-safe for any two values:
@@ -176,12 +138,5 @@ public enum Hex {
             index += 2
         }
         return out
-    }
-}
-
-/// HMAC-SHA256 for other uses than request signing (the audit's salted hashes).
-public enum HMACSHA256 {
-    public static func code(key: [UInt8], data: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: key)))
     }
 }
