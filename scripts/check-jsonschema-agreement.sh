@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The JSON Schema export agrees with the validator, event by event: python-jsonschema (an
 # independent implementation) and `handz-analytics validate` judge the same generated corpus.
-# See Tests/Interop/jsonschema_agreement.py for what "agree" means.
+# See Tests/Interop/jsonschema_agreement.py for what "agree" means; then both judge randomly
+# mutated events (Tests/Interop/jsonschema_mutations.py, issue 18 item 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="${WORK_DIR:-.build-ci}/jsonschema"
@@ -17,3 +18,7 @@ bin=$(swift build --show-bin-path)
 "$bin/handz-analytics" validate --verdicts "$work/corpus.ndjson" > "$work/verdicts.ndjson" || true
 "$venv/bin/python" Tests/Interop/jsonschema_agreement.py --schemas "$work/schemas" --corpus "$work/corpus.ndjson" \
   --labels "$work/labels.txt" --verdicts "$work/verdicts.ndjson"
+# The same two validators on 20,000 randomly mutated events (seeded: a failure names its seed and
+# keeps the events in $work/mutations).
+"$venv/bin/python" Tests/Interop/jsonschema_mutations.py --schemas "$work/schemas" --corpus "$work/corpus.ndjson" \
+  --labels "$work/labels.txt" --handz "$bin/handz-analytics" --count "${MUTATED_EVENTS:-20000}" --out "$work/mutations"
