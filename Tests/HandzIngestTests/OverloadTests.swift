@@ -1,0 +1,91 @@
+import Foundation
+import HandzSQLite
+import HandzTestSupport
+import Testing
+
+/// The server driven far past its capacity (issue 18 §7): it sheds load with 429 and
+/// `Retry-After` instead of queueing without bound, its resident memory stays under the bound the
+/// README documents ("Operations", Overload), and every event it acknowledged is stored — exactly
+/// those, nothing from a refused batch. Against the real `handz-analytics serve`; bounded in
+/// requests and time.
+@Suite(.serialized) struct OverloadTests {
+    /// Processing slots for this run: small, so 64 concurrent senders are 32 times the capacity.
+    static let slots = 2
+    static let senders = 64
+    static let rounds = 5
+    static let eventsPerBatch = 500
+
+    @Test("64 senders of 500-event batches against 2 slots: 429 with Retry-After, memory under the documented bound, every acknowledged event stored")
+    func farPastCapacity() async throws {
+        let directory = try temporaryDirectory("handz-overload")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ServerProcess(directory: directory, arguments: [
+            "--max-concurrent-requests", String(Self.slots),
+            "--install-events-per-second", "1000000", "--install-burst", "1000000",
+        ])
+        defer { server.stop() }
+        let client = IngestHTTPClient(baseURL: server.baseURL, key: try server.ingestKey())
+
+        // Idle connections held open throughout: they cost the server a descriptor each, no more.
+        let idle = (0..<200).map { _ in LoopbackSockets.connect(port: server.port) }
+        defer { idle.forEach { if $0 >= 0 { close($0) } } }
+
+        // Each sender sends `rounds` batches of new events at once, alternating plain JSON (about
+        // 230 KB) and gzip; a refused batch is not retried here (the client's job), so the events
+        // stored must be exactly those of the batches answered 200.
+        let outcomes = try await withThrowingTaskGroup(of: [Outcome].self) { group in
+            for sender in 0..<Self.senders {
+                group.addTask {
+                    var outcomes: [Outcome] = []
+                    for round in 0..<Self.rounds {
+                        let batch = sender * Self.rounds + round
+                        let events = ServerProcessTests.events(Self.eventsPerBatch, offset: batch * Self.eventsPerBatch)
+                        let answer = try await client.send(events: events, gzip: batch % 2 == 0)
+                        outcomes.append(Outcome(status: answer.status, retryAfter: answer.headers["retry-after"],
+                                                accepted: answer.json?["accepted"] as? Int))
+                    }
+                    return outcomes
+                }
+            }
+            var all: [Outcome] = []
+            for try await part in group { all += part }
+            return all
+        }
+        let peakResidentBytes = try Self.peakResidentBytes(pid: server.process.processIdentifier)
+
+        let ok = outcomes.filter { $0.status == 200 }
+        let shed = outcomes.filter { $0.status == 429 || $0.status == 503 }
+        #expect(ok.count + shed.count == outcomes.count, "only 200, 429 and 503: \(Set(outcomes.map(\.status)))")
+        #expect(!shed.isEmpty, "the load went past capacity")
+        #expect(!ok.isEmpty, "and the server kept serving within it")
+        #expect(shed.allSatisfy { Int($0.retryAfter ?? "") ?? 0 >= 1 }, "every refusal says when to come back")
+        #expect(ok.allSatisfy { $0.accepted == Self.eventsPerBatch })
+
+        // The documented bound (README, Operations): 128 MiB for the process itself with its
+        // connections, plus per processing slot the body as sent (1 MiB) and twice the
+        // decompressed limit (5 MiB: the decompressed body and the events packed for the store).
+        let bound = (128 + Self.slots * (1 + 2 * 5)) << 20
+        let refusals = Dictionary(grouping: shed, by: \.status).mapValues(\.count).sorted { $0.key < $1.key }
+        print("overload: \(outcomes.count) batches, \(ok.count) answered 200, shed \(refusals); peak resident \(peakResidentBytes >> 20) MiB of a \(bound >> 20) MiB bound")
+        #expect(peakResidentBytes < bound, "peak resident \(peakResidentBytes >> 20) MiB, bound \(bound >> 20) MiB")
+
+        #expect(server.stop() == 0)
+        let stored = try SQLiteDatabase(path: directory.appendingPathComponent("handz-events.sqlite").path)
+            .scalar("SELECT COUNT(*) FROM events") ?? -1
+        #expect(stored == Int64(ok.count * Self.eventsPerBatch), "stored \(stored), acknowledged \(ok.count * Self.eventsPerBatch)")
+    }
+
+    struct Outcome: Sendable {
+        var status: Int
+        var retryAfter: String?
+        var accepted: Int?
+    }
+
+    /// The process's peak resident set (`VmHWM` in /proc/<pid>/status), in bytes.
+    static func peakResidentBytes(pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        let kilobytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? ""))
+        return kilobytes * 1024
+    }
+}
