@@ -201,8 +201,8 @@ public final class IngestService: Sendable {
 
     /// Checks the `Authorization` header for `target`: refusals that need no cryptography first
     /// (malformed header, unknown or revoked key, stale timestamp), then the HMAC, then the scope.
-    /// HZ1 signatures (no method or target) are accepted for ingestion only; admin requests need
-    /// HZ2 and are refused when their signature was already used.
+    /// HZ1 signatures (no method or target) are accepted for `POST /v1/batch` only; every other
+    /// route needs HZ2, and admin requests are refused when their signature was already used.
     func authenticate(_ headers: [String: String], target: RequestSignature.Target, body: [UInt8], scope: KeyScope) throws -> IngestionKey {
         guard let value = headers["authorization"] else { throw RequestError.unauthorized("missing Authorization (\(RequestSignature.scheme))") }
         guard let header = RequestSignature.parse(value) else { throw RequestError.unauthorized("malformed Authorization") }
@@ -211,8 +211,10 @@ public final class IngestService: Sendable {
         guard key.isActive else { throw RequestError.forbidden("key revoked") }
         let nowSeconds = Int64(now.timeIntervalSince1970)
         guard RequestSignature.isFresh(header.timestamp, now: nowSeconds) else { throw RequestError.clockSkew(serverTime: nowSeconds) }
-        guard header.scheme == .hz2 || scope == .ingest else {
-            throw RequestError.unauthorized("admin requests must be signed with \(RequestSignature.Scheme.hz2.rawValue)")
+        // HZ1 signs no method or path, so it is accepted only where older app builds send it:
+        // POST /v1/batch. Everything else (admin routes, client settings) needs HZ2.
+        guard header.scheme == .hz2 || (target.method == "POST" && target.path == "/v1/batch" && scope == .ingest) else {
+            throw RequestError.unauthorized("only POST /v1/batch accepts \(RequestSignature.Scheme.hz1.rawValue); sign with \(RequestSignature.Scheme.hz2.rawValue)")
         }
         guard body.withUnsafeBytes({ RequestSignature.isValid(header, secret: key.secret, target: target, body: $0) }) else {
             throw RequestError.unauthorized("invalid signature")

@@ -50,7 +50,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The route a path belongs to, as the log writes it.
     static func route(_ path: String) -> String {
         switch path {
-        case "/v1/batch", "/v1/admin/reload", "/v1/admin/maintenance", "/v1/client-config", "/health", "/metrics": path
+        case "/v1/batch", "/v1/admin/reload", "/v1/admin/maintenance", "/v1/client-config", "/health", "/metrics", "/openapi.json": path
         case _ where path.hasPrefix("/v1/users/"): "/v1/users/{user_id}"
         default: "other"
         }

@@ -12,6 +12,7 @@ import NIOCore
 /// - `POST /v1/admin/reload` — reload the catalog (admin scope)
 /// - `POST /v1/admin/maintenance?seconds=N` — answer 503 + Retry-After for N seconds (admin scope)
 /// - `GET /v1/client-config` — the clients' settings, with an ETag (ingest scope)
+/// - `GET /openapi.json` — this API as OpenAPI 3.1 (`openapi.yaml`, issue 18 §3)
 /// - `GET /health`, and `GET /metrics` (Prometheus text) when it is served on the ingest port
 ///   (``MetricsPlacement``; otherwise ``metricsOnly()`` serves it on its own listener)
 enum IngestRouter {
@@ -36,27 +37,52 @@ enum IngestRouter {
         }
 
         router.delete("/v1/users/:user_id") { request, context in
-            let body = try await collect(request, limit: 64 * 1024) ?? []
+            let body: [UInt8]
+            switch try await collect(request, limit: smallBodyLimit, within: bodyTimeout) {
+            case .complete(let bytes): body = bytes
+            case .tooLarge: return closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
+            case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
+            }
             let userID = context.parameters.get("user_id") ?? ""
             return response(await service.forgetUser(userID, headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
-        router.post("/v1/admin/maintenance") { request, _ in
-            let body = try await collect(request, limit: 64 * 1024) ?? []
+        router.post("/v1/admin/maintenance") { request, context in
+            let body: [UInt8]
+            switch try await collect(request, limit: smallBodyLimit, within: bodyTimeout) {
+            case .complete(let bytes): body = bytes
+            case .tooLarge: return closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
+            case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
+            }
             // Out of Int's range parses as nil, then -1: refused by the service's 0-86400 check.
             let seconds = request.uri.queryParameters["seconds"].flatMap { Int(String($0)) } ?? -1
             return response(service.maintenance(seconds: seconds, headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
-        router.post("/v1/admin/reload") { request, _ in
-            let body = try await collect(request, limit: 64 * 1024) ?? []
+        router.post("/v1/admin/reload") { request, context in
+            let body: [UInt8]
+            switch try await collect(request, limit: smallBodyLimit, within: bodyTimeout) {
+            case .complete(let bytes): body = bytes
+            case .tooLarge: return closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
+            case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
+            }
             return response(service.reloadCatalog(headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
         router.get("/health") { _, _ in response(service.health()) }
 
-        router.get("/v1/client-config") { request, _ in
-            let body = try await collect(request, limit: 64 * 1024) ?? []
+        router.get("/openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"],
+                     body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+
+        router.get("/v1/client-config") { request, context in
+            let body: [UInt8]
+            switch try await collect(request, limit: smallBodyLimit, within: bodyTimeout) {
+            case .complete(let bytes): body = bytes
+            case .tooLarge: return closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
+            case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
+            }
             return response(service.clientConfig(clientConfig, headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
@@ -77,6 +103,11 @@ enum IngestRouter {
                      body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
         }
     }
+
+    /// Largest body of the admin routes and `GET /v1/client-config` (they carry none in
+    /// practice): a larger one gets 413, never a silently truncated read the signature would not
+    /// cover.
+    static let smallBodyLimit = 64 * 1024
 
     enum Collected: Sendable {
         case complete([UInt8])

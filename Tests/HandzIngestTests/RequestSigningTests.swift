@@ -106,8 +106,18 @@ import Testing
         // Each request signed for itself works.
         #expect(try await admin.send(body: [], path: "/v1/admin/maintenance?seconds=0", encoding: nil).status == 200)
         #expect(try await admin.send(body: [], path: "/v1/users/\(user)", method: "DELETE", encoding: nil).status == 200)
-        // Old app builds sign batches with HZ1: still accepted on /v1/batch.
-        #expect(try await world.client(world.ingest).send(body: Self.batch, scheme: .hz1).status == 200)
+        // Old app builds sign batches with HZ1: still accepted on /v1/batch — and only there
+        // (schemathesis found GET /v1/client-config taking it too).
+        let ingest = try world.client(world.ingest)
+        #expect(try await ingest.send(body: Self.batch, scheme: .hz1).status == 200)
+        #expect(try await ingest.send(body: [], path: "/v1/client-config", method: "GET", encoding: nil, scheme: .hz1).status == 401)
+        #expect(try await ingest.send(body: [], path: "/v1/client-config", method: "GET", encoding: nil).status == 200)
+        // A body over 64 KiB on an admin route is refused, not read as empty (which let a
+        // signature over the empty body pass).
+        let oversized = [UInt8](repeating: 0x20, count: 64 * 1024 + 1)
+        let emptySigned = RequestSignature.authorization(keyID: world.admin.id, secret: world.admin.secret, timestamp: now,
+                                                         target: .init(method: "POST", path: "/v1/admin/reload", query: ""), body: [])
+        #expect(try await admin.send(body: oversized, path: "/v1/admin/reload", encoding: nil, authorization: emptySigned).status == 413)
     }
 
     @Test("a stale timestamp is answered with clock_skew and the server's time, in the body and the Date header")
