@@ -18,13 +18,24 @@ let package = Package(
         .plugin(name: "HandzLintPlugin", targets: ["HandzLintPlugin"]),
         .plugin(name: "HandzLintCommand", targets: ["HandzLintCommand"]),
     ],
+    // Package traits (SE-0450) keep an app that uses only the client from resolving the server's
+    // and the tools' packages: every target dependency on them is conditioned on a trait, and
+    // SwiftPM resolves a package only when an enabled trait uses it. This package's own builds
+    // enable both (the default); an app adds it with `traits: []` (client only: swift-crypto and
+    // swift-asn1 on Linux, nothing on Apple platforms) or `traits: ["Tools"]` (client and the lint
+    // plugin). README "Instrument an iOS app"; examples/ConsumerApp holds it to the budget.
+    traits: [
+        .trait(name: "Tools", description: "The catalog tools and the build-time lint: Yams, swift-syntax, swift-argument-parser."),
+        .trait(name: "Server", description: "The ingestion server, the stores and the CLI: Hummingbird, SwiftNIO, PostgresNIO, metrics, logging.", enabledTraits: ["Tools"]),
+        .default(enabledTraits: ["Server"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         // The build-time lint parses Swift with the compiler's own parser.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
-        // Server side only; the core and the client never depend on these.
+        // Server side only (trait Server); the core and the client never depend on these.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.9.0"),
@@ -41,7 +52,7 @@ let package = Package(
         // Catalog tooling: reads `catalog/` (YAML), lints it, exports JSON Schema and docs.
         .target(
             name: "HandzCatalog",
-            dependencies: ["HandzAnalyticsCore", "HandzQuery", "HandzQA", .product(name: "Yams", package: "Yams")]
+            dependencies: ["HandzAnalyticsCore", "HandzQuery", "HandzQA", .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"]))]
         ),
         // Catalog releases (docs/catalog-releases.md): the released snapshots in catalog/releases/,
         // their integrity, every change between two catalogs classified, the version bump it needs.
@@ -78,8 +89,8 @@ let package = Package(
             name: "HandzPostgresStore",
             dependencies: [
                 "HandzAnalyticsCore", "HandzStore", "HandzSigning",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
             ]
         ),
         // The ingestion pipeline without HTTP: limits, signature check, rate limits, validation, receipts.
@@ -87,8 +98,8 @@ let package = Package(
             name: "HandzIngest",
             dependencies: [
                 "HandzAnalyticsCore", "HandzStore", "HandzSigning", "HandzCompression",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
             ]
         ),
         // The HTTP server (Hummingbird 2) around HandzIngest, with Prometheus metrics and graceful shutdown.
@@ -96,15 +107,15 @@ let package = Package(
             name: "HandzServer",
             dependencies: [
                 "HandzIngest", "HandzCatalog", "HandzCatalogReleases", "HandzPostgresStore", "HandzLake", "HandzSigning",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
             ]
         ),
         // The funnel and KPI SQL builders (CH33 §5): definitions and parameters in, SQL text out for
@@ -121,15 +132,15 @@ let package = Package(
             name: "HandzLint",
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog",
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"])),
+                .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: ["Tools"])),
+                .product(name: "SwiftParser", package: "swift-syntax", condition: .when(traits: ["Tools"])),
             ]
         ),
         // The tool the lint plugins run; small on purpose, since every app build compiles it.
         .executableTarget(
             name: "handz-lint",
-            dependencies: ["HandzLint", "HandzCatalog", "HandzAnalyticsCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HandzLint", "HandzCatalog", "HandzAnalyticsCore", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
             path: "lint/Tool"
         ),
         // The SwiftPM build tool plugin: fails an app target's build on lint errors.
@@ -146,8 +157,8 @@ let package = Package(
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzCatalogReleases", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
                 "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzLake", "HandzPostgresStore", "HandzDashboards", "HandzQA",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
             ]
         ),
         // Helpers shared by the test targets: the repository catalog, event builders, process runner.
@@ -163,9 +174,9 @@ let package = Package(
             name: "handz-load",
             dependencies: [
                 "HandzSynthetic", "HandzCatalog", "HandzSigning", "HandzCompression",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
             ],
             path: "Benchmarks/HandzLoad"
         ),
@@ -178,7 +189,7 @@ let package = Package(
         ),
         .testTarget(name: "HandzStoreTests", dependencies: [
             "HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzLake", "HandzCompression", "HandzSigning", "HandzTestSupport",
-            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])), .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
         ]),
         // Lint rules one by one, the CLI, and a fixture app built with the plugin (Tests/LintFixtureApp).
         .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport", "HandzAnalyticsCLI"]),

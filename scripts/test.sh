@@ -31,6 +31,8 @@ echo "== the parsers that read attacker bytes, fuzzed (libFuzzer, 45 s each; FUZ
 scripts/fuzz.sh 45
 echo "== JSON Schema export agrees with the validator"
 scripts/check-jsonschema-agreement.sh
+echo "== an app that uses only the client: resolved packages within the budget, builds, its batch is stored"
+scripts/check-consumer.sh
 echo "== the HTTP contract (openapi.yaml) against the live server, with schemathesis"
 scripts/check-openapi.sh
 echo "== funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark"

@@ -1,0 +1,27 @@
+// Sends one event the way an app does — typed event, on-device queue, signed gzip upload — and
+// exits 0 only when the server acknowledged it. Arguments: ENDPOINT KEY_ID SECRET_HEX QUEUE_PATH.
+// Prints counts and statuses only, never the secret.
+import Foundation
+import HandzAnalyticsClient
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, let endpoint = URL(string: arguments[1]) else {
+    FileHandle.standardError.write(Data("usage: ConsumerApp ENDPOINT KEY_ID SECRET_HEX QUEUE_PATH\n".utf8))
+    exit(2)
+}
+let hex = Array(arguments[3].utf8)
+guard hex.count % 2 == 0, let secret = Optional(stride(from: 0, to: hex.count, by: 2).compactMap { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16) }),
+      secret.count == hex.count / 2 else {
+    FileHandle.standardError.write(Data("the secret is not hex\n".utf8))
+    exit(2)
+}
+
+let client = try AnalyticsClient(
+    configuration: ClientConfiguration(endpoint: endpoint, keyID: arguments[2], secret: secret, queuePath: arguments[4]),
+    context: StaticDeviceContext(), platform: nil)
+client.track(AppOpen(startType: .cold, launchSource: .direct))
+let delivered = client.drain(timeout: 30)
+let diagnostics = client.diagnostics()
+client.shutdown()
+print("consumer: queued \(diagnostics.queuedEvents), last upload status \(diagnostics.lastUploadStatus.map(String.init) ?? "none")")
+exit(delivered && diagnostics.lastUploadStatus == 200 ? 0 : 1)

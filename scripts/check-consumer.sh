@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# An app's first build (issue 23): examples/ConsumerApp depends on this package the way the iOS
+# guide says (`traits: []`, the client product only). This script lays it out next to a copy of
+# the repository named HandzAnalytics, prints the packages it resolves and fails past the budget,
+# builds it, and has it send a batch to a real `handz-analytics serve` on loopback, which must
+# store the event.
+#
+#   scripts/check-consumer.sh                       # builds handz-analytics first
+#   HANDZ_BIN=path/to/handz-analytics scripts/check-consumer.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+# Packages an app that uses only the client resolves, besides this one (README "Instrument an
+# iOS app"): swift-crypto and swift-asn1 on Linux. Apple platforms use CryptoKit, but SwiftPM
+# resolves platform-conditioned packages everywhere, so the figure is the same there.
+BUDGET=2
+source scripts/lib/workdir.sh
+work_run_dir consumer
+
+if [ -n "${HANDZ_BIN:-}" ]; then
+  BIN="$(cd "$(dirname "$HANDZ_BIN")" && pwd)/$(basename "$HANDZ_BIN")"
+else
+  swift build --product handz-analytics >/dev/null
+  BIN="$(swift build --show-bin-path)/handz-analytics"
+fi
+
+# The repository as an app's checkout would hold it (tracked files only, no build folders).
+mkdir -p "$RUN/HandzAnalytics"
+git ls-files -z | xargs -0 tar -cf - | tar -xf - -C "$RUN/HandzAnalytics"
+cp -R "$ROOT/examples/ConsumerApp" "$RUN/ConsumerApp"
+app="$RUN/ConsumerApp"
+
+swift package --package-path "$app" show-dependencies --format json 2>/dev/null > "$RUN/dependencies.json"
+resolved=$(python3 - "$RUN/dependencies.json" <<'PY'
+import json, sys
+seen = set()
+def walk(node):
+    for child in node.get("dependencies", []):
+        seen.add(child["identity"])
+        walk(child)
+walk(json.load(open(sys.argv[1])))
+seen.discard("handzanalytics")
+print(" ".join(sorted(seen)))
+PY
+)
+count=$(wc -w <<< "$resolved")
+echo "an app using only the client resolves HandzAnalytics and $count more: ${resolved:-none} (budget $BUDGET)"
+[ "$count" -le "$BUDGET" ] || { echo "over the budget of $BUDGET packages"; exit 1; }
+
+swift build --package-path "$app" 2>&1 | tail -1
+consumer="$(swift build --package-path "$app" --show-bin-path)/ConsumerApp"
+
+# A real server with a fresh store and key.
+keys="$RUN/handz-keys.json"
+"$BIN" keys create --keys "$keys" --scope ingest >/dev/null
+key_id=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['keys'][0]['id'])" "$keys")
+(cd "$RUN" && exec "$BIN" serve --catalog "$ROOT/catalog" --db "$RUN/events.sqlite" --keys "$keys" \
+   --host 127.0.0.1 --port 0 --log-level warning > "$RUN/server.log" 2>&1) &
+server=$!
+trap 'kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
+port=""
+for _ in $(seq 1 300); do
+  port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$RUN/server.log" | tail -1)
+  [ -n "$port" ] && break
+  kill -0 "$server" 2>/dev/null || break
+  sleep 0.1
+done
+[ -n "$port" ] || { echo "the server did not start"; cat "$RUN/server.log"; exit 1; }
+
+# The secret goes to the app as an argument, read from the keys file, never printed.
+secret=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['keys'][0]['secret'])" "$keys")
+timeout 60 "$consumer" "http://127.0.0.1:$port" "$key_id" "$secret" "$RUN/queue.sqlite"
+stored=$(sqlite3 "$RUN/events.sqlite" "SELECT COUNT(*) FROM events WHERE event_name = 'app_open'")
+[ "$stored" = 1 ] || { echo "the server stored $stored app_open events, expected 1"; exit 1; }
+echo "the consumer app's event was accepted and stored"
