@@ -75,10 +75,13 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux]))]
         ),
         // The offline queue client for the iOS app: Foundation, SQLite, zlib, the core and the
-        // signature only — no server package. `Generated/` comes from `handz-analytics codegen swift`.
+        // signature only — no server package. `Generated/` comes from `handz-analytics codegen swift`,
+        // `PrivacyInfo.xcprivacy` from `handz-analytics codegen privacy-manifest`.
         .target(
             name: "HandzAnalyticsClient",
-            dependencies: ["HandzAnalyticsCore", "HandzSQLite", "HandzCompression", "HandzSigning"]
+            dependencies: ["HandzAnalyticsCore", "HandzSQLite", "HandzCompression", "HandzSigning"],
+            // Apple's privacy manifest, generated from the catalog (`handz-analytics codegen privacy-manifest`).
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         // The event store: schema, migrations, group-commit writer, quarantine, privacy operations.
         .target(name: "HandzStore", dependencies: ["HandzAnalyticsCore", "HandzSQLite", "HandzSigning"]),

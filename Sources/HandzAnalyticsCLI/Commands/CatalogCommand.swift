@@ -5,6 +5,6 @@ struct CatalogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catalog",
         abstract: "Check the catalog, classify changes, release it, export JSON Schema, write the analysts' reference.",
-        subcommands: [CatalogLint.self, CatalogDiffCommand.self, CatalogReleaseCommand.self, CatalogExportJSONSchema.self, CatalogDocs.self]
+        subcommands: [CatalogLint.self, CatalogDiffCommand.self, CatalogReleaseCommand.self, CatalogExportJSONSchema.self, CatalogDocs.self, CatalogPrivacyReport.self]
     )
 }

@@ -2,11 +2,12 @@ import ArgumentParser
 import Foundation
 import HandzCatalog
 
-/// `handz-analytics codegen swift --out DIR`: the client's typed events and catalog snapshot.
+/// `handz-analytics codegen swift --out DIR`: the client's typed events and catalog snapshot;
+/// `codegen privacy-manifest`: its PrivacyInfo.xcprivacy.
 struct Codegen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Generate code from the catalog.",
-        subcommands: [Swift.self]
+        subcommands: [Swift.self, CodegenPrivacyManifest.self]
     )
 
     struct Swift: ParsableCommand {

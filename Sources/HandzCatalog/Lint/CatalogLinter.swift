@@ -3,7 +3,8 @@ import HandzAnalyticsCore
 /// The catalog checks itself (`handz-analytics catalog lint`): the naming standard and its
 /// exceptions (CH33 §4), PII keys (§8.1), every string property closed or formatted (§1), ranges
 /// on integers, every §6 event and §1 attempt event present, every funnel step resolving to an
-/// enabled event (§5.1), every KPI (§5.2) present and well-formed, and no dangling references.
+/// enabled event (§5.1), every KPI (§5.2) present and well-formed, no dangling references, and every
+/// property classified for Apple's privacy manifest (issue 23).
 public enum CatalogLinter {
     public static func lint(_ loaded: LoadedCatalog) -> [CatalogProblem] {
         var lint = Lint(catalog: loaded.catalog, sources: loaded.sources)
@@ -18,6 +19,7 @@ public enum CatalogLinter {
         lint.checkKPIs()
         lint.checkQACoverage(loaded.qaRules)
         lint.checkUnusedProperties()
+        lint.checkCollectedData(loaded.collectedData)
         return lint.problems.sorted()
     }
 }

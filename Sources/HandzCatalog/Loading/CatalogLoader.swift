@@ -58,7 +58,9 @@ public enum CatalogLoader {
         for file in files.yamlFiles(in: "events") { state.readEvents(files, file: file) }
         state.readFunnels(files)
         state.readKPIs(files)
-        return LoadedCatalog(catalog: state.catalog, sources: state.sources, loadProblems: state.problems, directory: label)
+        var loaded = LoadedCatalog(catalog: state.catalog, sources: state.sources, loadProblems: state.problems, directory: label)
+        loaded.collectedData = state.collectedData
+        return loaded
     }
 }
 
@@ -70,6 +72,7 @@ struct LoaderState {
     )
     var sources = CatalogSourceMap()
     var problems: [CatalogProblem] = []
+    var collectedData = CollectedDataPolicy()
 
     /// Parses one file; returns its root mapping pairs and a reader for its values.
     mutating func open(_ root: CatalogFiles, _ file: String, allowed: Set<String>, required: Bool = true) -> (YAMLReader, [String: Node])? {
@@ -179,12 +182,25 @@ struct LoaderState {
     }
 
     mutating func readPrivacy(_ root: CatalogFiles) {
-        guard case (var reader, let values)? = open(root, "privacy.yaml", allowed: ["denied_key_tokens", "denied_key_substrings", "reviewed_identifiers"]) else { return }
+        guard case (var reader, let values)? = open(root, "privacy.yaml", allowed: ["denied_key_tokens", "denied_key_substrings", "reviewed_identifiers", "collected_data"]) else { return }
         catalog.privacy.deniedKeyTokens = reader.strings(values["denied_key_tokens"], "denied_key_tokens")
         catalog.privacy.deniedKeySubstrings = reader.strings(values["denied_key_substrings"], "denied_key_substrings")
         for (key, keyNode, value) in reader.pairs(values["reviewed_identifiers"], context: "reviewed_identifiers") {
             catalog.privacy.reviewedIdentifiers[key] = reader.string(value, "reviewed_identifiers.\(key)") ?? ""
             sources.reviewedIdentifiers[key] = reader.location(keyNode)
+        }
+        let fields: Set<String> = ["linked", "tracking", "purposes", "why", "properties"]
+        for (key, keyNode, value) in reader.pairs(values["collected_data"], context: "collected_data") {
+            let context = "collected_data.\(key)"
+            let entries = Dictionary(uniqueKeysWithValues: reader.pairs(value, context: context, allowed: fields).map { ($0.key, $0.value) })
+            for field in fields.sorted() where entries[field] == nil { reader.problem(keyNode, "\(context): missing '\(field)'") }
+            collectedData.types.append(CollectedDataPolicy.DataType(
+                key: key, linked: reader.boolean(entries["linked"], "\(context).linked") ?? true,
+                tracking: reader.boolean(entries["tracking"], "\(context).tracking") ?? false,
+                purposes: reader.strings(entries["purposes"], "\(context).purposes"),
+                why: reader.string(entries["why"], "\(context).why") ?? "",
+                properties: reader.strings(entries["properties"], "\(context).properties"),
+                location: reader.location(keyNode)))
         }
         finish(reader)
     }

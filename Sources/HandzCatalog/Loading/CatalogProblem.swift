@@ -77,4 +77,6 @@ public struct LoadedCatalog: Sendable {
     public var directory: String
     /// The QA rules of `qa/*.yaml` (CH33 §8.2, §13), checked against the catalog as read.
     public var qaRules = QARuleSet(rules: [])
+    /// Apple's data types for every property (`collected_data` in privacy.yaml, issue 23).
+    public var collectedData = CollectedDataPolicy()
 }
