@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers that read attacker bytes with libFuzzer (swiftc -sanitize=fuzzer,address, from
 # the Swift toolchain on Linux): the event validator, the batch envelope, gzip with its output
-# limit, the `Authorization` header, and the QA stream reader. Each target is compiled from the module sources it needs
-# (the core is pure Swift, so no package build is involved) plus the client's generated catalog
-# snapshot, then run for SECONDS on its seed corpus (fuzz/corpus/TARGET) after replaying every
+# limit, the `Authorization` header, the QA stream reader, and the catalog and QA rule YAML loaders.
+# Each target but the last is compiled from the module sources it needs (the core is pure Swift, so
+# no package build is involved) plus the client's generated catalog snapshot; catalog_yaml is the
+# package fuzz/CatalogYAML, built with SwiftPM so Yams and its C parser are instrumented too. Each
+# is run for SECONDS on its seed corpus (fuzz/corpus/TARGET) after replaying every
 # input in fuzz/regressions/TARGET. A crash, a sanitizer report, a broken invariant or a hang
 # (10 s for one input) fails the script; the input is left in the run directory.
 #
@@ -17,7 +19,7 @@ work_run_dir fuzz
 seconds="${1:-45}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(validator envelope gzip authorization qa_stream)
+[ ${#targets[@]} -gt 0 ] || targets=(validator envelope gzip authorization qa_stream catalog_yaml)
 
 core=$(find Sources/HandzAnalyticsCore -name '*.swift' | sort)
 # The generated snapshot is compiled into the fuzz target's own module: drop its import.
@@ -39,13 +41,32 @@ sources_for() {
   esac
 }
 
+# The YAML loaders' target: fuzz/CatalogYAML next to a copy of the repository named
+# HandzAnalytics (its path dependency), built in release mode with the sanitizer and coverage on
+# every module, Swift and C (libyaml inside Yams). -parse-as-library: libFuzzer supplies main.
+build_catalog_yaml() {
+  local layout="$RUN/yaml"
+  rm -rf "$layout" && mkdir -p "$layout/HandzAnalytics"
+  git ls-files -z | xargs -0 tar -cf - | tar -xf - -C "$layout/HandzAnalytics"
+  cp -R fuzz/CatalogYAML "$layout/CatalogYAML"
+  local flags=(--package-path "$layout/CatalogYAML" -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+               -Xcc -fsanitize=fuzzer-no-link,address)
+  swift build "${flags[@]}" > "$RUN/catalog_yaml-build.log" 2>&1 || { tail -20 "$RUN/catalog_yaml-build.log"; return 0; }
+  cp "$(swift build "${flags[@]}" --show-bin-path)/catalog_yaml" "$1"
+}
+export HANDZ_FUZZ_CATALOG="$PWD/catalog"
+
 failed=0
 for target in "${targets[@]}"; do
   started=$SECONDS
   binary="$RUN/$target"
-  # -O: libFuzzer needs speed; the sanitizer and coverage instrumentation stay on.
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HandzFuzz -I Sources/CZlib \
-    $(sources_for "$target") "fuzz/Targets/$target.swift" -o "$binary" 2>&1 | grep -v "Cannot export local symbol" || true
+  if [ "$target" = catalog_yaml ]; then
+    build_catalog_yaml "$binary"
+  else
+    # -O: libFuzzer needs speed; the sanitizer and coverage instrumentation stay on.
+    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HandzFuzz -I Sources/CZlib \
+      $(sources_for "$target") "fuzz/Targets/$target.swift" -o "$binary" 2>&1 | grep -v "Cannot export local symbol" || true
+  fi
   [ -x "$binary" ] || { echo "FAIL fuzz $target: did not build"; failed=1; continue; }
   corpus="$RUN/corpus-$target"
   mkdir -p "$corpus" "$RUN/artifacts-$target"

@@ -659,6 +659,9 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         let compressed = Gzip.compress(body)
 
         let (url, target) = route("v1/batch", method: "POST")
+        // Lets the server refuse an install already over its budget before it decompresses
+        // anything (README, the 429 row of "API").
+        let install = lock.withLock { installID }
         let outcome = exchange {
             let signedAt = Self.signingTime(clock().timeIntervalSince1970 + clockOffset)
             var request = URLRequest(url: url)
@@ -666,6 +669,7 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
             request.httpBody = Data(compressed)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+            request.setValue(install, forHTTPHeaderField: "Handz-Install")
             request.setValue(RequestSignature.authorization(keyID: credentials.keyID, secret: credentials.secret, timestamp: signedAt,
                                                             target: target, body: compressed), forHTTPHeaderField: "Authorization")
             return request

@@ -12,7 +12,8 @@ import Logging
 /// and encoding (415), size (413), then authentication — the header parsed (401), the key looked
 /// up (unknown 401, revoked 403) and the timestamp's freshness checked (401 `clock_skew` with the
 /// server's time) before any HMAC is computed, then the signature (401) and the scope (403);
-/// then a key already out of budget (429, before any decompression or validation); then
+/// then a key, or an install named in the `Handz-Install` header, already out of budget (429, before any
+/// decompression or validation); then
 /// decompression with a hard limit (413), envelope (400), per-event validation, the rate limits
 /// debited by the batch's events and installs (429), and the store (503 when it cannot write). A 200 is sent only after the store committed
 /// the accepted events. Every number from a request (header timestamps, `Content-Length`, query
@@ -115,6 +116,15 @@ public final class IngestService: Sendable {
         // install's budget is only known from its events, so it is checked after parsing.
         if let wait = keyBuckets.wait(key.id, cost: 1, now: now.timeIntervalSince1970) {
             metrics.rateLimitedKey.increment()
+            throw RequestError.rateLimited(retryAfterSeconds: Self.retryAfter(wait))
+        }
+        // The same for an install that names itself in the `Handz-Install` header (the iOS client
+        // sends it): an install already over its budget costs no decompression either. A header
+        // and not the query, so proxies' URL logs never hold the id. It is not signed and need not
+        // be: it can only get its own request refused. Left out, or naming another install, the
+        // events are still charged after validation, per install_id and within the key's budget.
+        if let install = Self.declaredInstall(headers["handz-install"]), let wait = installBuckets.wait(install, cost: 1, now: now.timeIntervalSince1970) {
+            metrics.rateLimitedInstall.increment()
             throw RequestError.rateLimited(retryAfterSeconds: Self.retryAfter(wait))
         }
         let decoded: [UInt8]
@@ -236,6 +246,15 @@ public final class IngestService: Sendable {
             metrics.rateLimitedInstall.increment()
             throw RequestError.rateLimited(retryAfterSeconds: Self.retryAfter(wait))
         }
+    }
+
+    /// The install a batch's `Handz-Install` header names (a UUID's 36 characters), or nil when
+    /// there is none or it is malformed.
+    static func declaredInstall(_ value: String?) -> String? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), value.utf8.count == 36,
+              value.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70) })
+        else { return nil }
+        return value
     }
 
     /// Whole seconds to wait, 1…86,400 (a bucket refilling very slowly cannot overflow `Int`).

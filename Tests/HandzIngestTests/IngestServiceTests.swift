@@ -2,7 +2,7 @@ import Foundation
 import HandzAnalyticsCore
 import HandzCatalog
 import HandzCompression
-import HandzIngest
+@testable import HandzIngest
 import HandzSigning
 import HandzSQLite
 import HandzStore
@@ -214,6 +214,33 @@ import Testing
         other.perKeyBurst = 20
         let fresh = try Fixture(rateLimits: other)
         #expect(await fresh.service.ingest(headers: fresh.headers(junk), body: junk).status == 400)
+    }
+
+    @Test("an install that names itself in Handz-Install and is already out of budget is refused before its body is read")
+    func installOutOfBudgetRefusedBeforeWork() async throws {
+        var rates = RateLimits()
+        rates.perInstallEventsPerSecond = 0.001
+        rates.perInstallBurst = 20
+        let fixture = try Fixture(rateLimits: rates)
+        var builder = EventBuilder("app_open", seed: 3)
+        let install = try #require(builder["install_id"] as? String)
+        let events: [String] = (0..<20).map { index in
+            builder["event_id"] = String(format: "0190a5e2-6c1d-7b3e-9f02-%012x", index)
+            return builder.json
+        }
+        #expect(await fixture.send(events).status == 200)
+        let junk: [UInt8] = Array("not gzip".utf8)
+        var named = fixture.headers(junk)
+        named["handz-install"] = install
+        let refused = await fixture.service.ingest(headers: named, body: junk)
+        #expect(refused.status == 429)
+        #expect(refused.headers.contains { $0.0 == "Retry-After" && Int($0.1)! >= 1 })
+        // Without the header, or naming another install, the body is read (and refused as malformed).
+        #expect(await fixture.service.ingest(headers: fixture.headers(junk), body: junk).status == 400)
+        named["handz-install"] = "3c17d7d7-2f7f-46ee-a7a3-880290e669c9"
+        #expect(await fixture.service.ingest(headers: named, body: junk).status == 400)
+        #expect(IngestService.declaredInstall("not-a-uuid") == nil)
+        #expect(IngestService.declaredInstall(" \(install) ") == install)
     }
 
     @Test("GET /v1/client-config: signed with an ingest key, served with an ETag; the same ETag answers 304; unsigned is 401")
