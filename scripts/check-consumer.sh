@@ -15,14 +15,10 @@ ROOT="$PWD"
 # resolves platform-conditioned packages everywhere, so the figure is the same there.
 BUDGET=2
 source scripts/lib/workdir.sh
+source scripts/lib/server.sh
 work_run_dir consumer
 
-if [ -n "${HANDZ_BIN:-}" ]; then
-  BIN="$(cd "$(dirname "$HANDZ_BIN")" && pwd)/$(basename "$HANDZ_BIN")"
-else
-  swift build --product handz-analytics >/dev/null
-  BIN="$(swift build --show-bin-path)/handz-analytics"
-fi
+handz_bin
 
 # The repository as an app's checkout would hold it (tracked files only, no build folders).
 mkdir -p "$RUN/HandzAnalytics"
@@ -58,14 +54,8 @@ key_id=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['keys']
    --host 127.0.0.1 --port 0 --log-level warning > "$RUN/server.log" 2>&1) &
 server=$!
 trap 'kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
-port=""
-for _ in $(seq 1 300); do
-  port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$RUN/server.log" | tail -1)
-  [ -n "$port" ] && break
-  kill -0 "$server" 2>/dev/null || break
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "the server did not start"; cat "$RUN/server.log"; exit 1; }
+wait_for_port "$RUN/server.log" "$server"
+port=$PORT
 
 # The secret goes to the app as an argument, read from the keys file, never printed.
 secret=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['keys'][0]['secret'])" "$keys")

@@ -14,17 +14,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 source scripts/lib/workdir.sh
+source scripts/lib/server.sh
 work_run_dir openapi
 venv="$WORK_DIR/venv-schemathesis"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==4.32.5" "pytest==9.*"
 
-if [ -n "${HANDZ_BIN:-}" ]; then
-  BIN="$(cd "$(dirname "$HANDZ_BIN")" && pwd)/$(basename "$HANDZ_BIN")"
-else
-  swift build --product handz-analytics >/dev/null
-  BIN="$(swift build --show-bin-path)/handz-analytics"
-fi
+handz_bin
 
 # Fresh keys (their secrets are printed by `keys create`: kept out of the output): an ingest key,
 # an admin key, and a revoked key.
@@ -48,14 +44,8 @@ server=$!
 stop_server() { kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
 trap stop_server EXIT
 
-port=""
-for _ in $(seq 1 300); do
-  port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$RUN/server.log" | tail -1)
-  [ -n "$port" ] && break
-  kill -0 "$server" 2>/dev/null || break
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "the server did not start"; cat "$RUN/server.log"; exit 1; }
+wait_for_port "$RUN/server.log" "$server"
+port=$PORT
 url="http://127.0.0.1:$port"
 healthy=""
 for _ in $(seq 1 100); do

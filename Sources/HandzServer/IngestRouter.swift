@@ -37,36 +37,24 @@ enum IngestRouter {
         }
 
         router.delete("/v1/users/:user_id") { request, context in
-            let body: [UInt8]
-            switch try await collect(request, limit: smallBodyLimit, within: bodyTimeout) {
-            case .complete(let bytes): body = bytes
-            case .tooLarge: return closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
-            case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
+            try await withSmallBody(request, context, within: bodyTimeout) { body in
+                let userID = context.parameters.get("user_id") ?? ""
+                return response(await service.forgetUser(userID, headers: headerMap(request.headers), body: body, target: target(request)))
             }
-            let userID = context.parameters.get("user_id") ?? ""
-            return response(await service.forgetUser(userID, headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
         router.post("/v1/admin/maintenance") { request, context in
-            let body: [UInt8]
-            switch try await collect(request, limit: smallBodyLimit, within: bodyTimeout) {
-            case .complete(let bytes): body = bytes
-            case .tooLarge: return closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
-            case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
+            try await withSmallBody(request, context, within: bodyTimeout) { body in
+                // Out of Int's range parses as nil, then -1: refused by the service's 0-86400 check.
+                let seconds = request.uri.queryParameters["seconds"].flatMap { Int(String($0)) } ?? -1
+                return response(service.maintenance(seconds: seconds, headers: headerMap(request.headers), body: body, target: target(request)))
             }
-            // Out of Int's range parses as nil, then -1: refused by the service's 0-86400 check.
-            let seconds = request.uri.queryParameters["seconds"].flatMap { Int(String($0)) } ?? -1
-            return response(service.maintenance(seconds: seconds, headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
         router.post("/v1/admin/reload") { request, context in
-            let body: [UInt8]
-            switch try await collect(request, limit: smallBodyLimit, within: bodyTimeout) {
-            case .complete(let bytes): body = bytes
-            case .tooLarge: return closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
-            case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
+            try await withSmallBody(request, context, within: bodyTimeout) { body in
+                response(service.reloadCatalog(headers: headerMap(request.headers), body: body, target: target(request)))
             }
-            return response(service.reloadCatalog(headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
         router.get("/health") { _, _ in response(service.health()) }
@@ -77,13 +65,9 @@ enum IngestRouter {
         }
 
         router.get("/v1/client-config") { request, context in
-            let body: [UInt8]
-            switch try await collect(request, limit: smallBodyLimit, within: bodyTimeout) {
-            case .complete(let bytes): body = bytes
-            case .tooLarge: return closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
-            case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
+            try await withSmallBody(request, context, within: bodyTimeout) { body in
+                response(service.clientConfig(clientConfig, headers: headerMap(request.headers), body: body, target: target(request)))
             }
-            return response(service.clientConfig(clientConfig, headers: headerMap(request.headers), body: body, target: target(request)))
         }
 
         if servesMetrics { addMetrics(to: router) }
@@ -108,6 +92,18 @@ enum IngestRouter {
     /// practice): a larger one gets 413, never a silently truncated read the signature would not
     /// cover.
     static let smallBodyLimit = 64 * 1024
+
+    /// Runs `handle` with the body of a route that takes at most ``smallBodyLimit`` bytes, read
+    /// within the body timeout; a larger body gets 413 and a slower one 408, each closing the
+    /// connection.
+    static func withSmallBody(_ request: Request, _ context: ServerContext, within timeout: Duration,
+                              _ handle: ([UInt8]) async throws -> Response) async throws -> Response {
+        switch try await collect(request, limit: smallBodyLimit, within: timeout) {
+        case .complete(let body): try await handle(body)
+        case .tooLarge: closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
+        case .timedOut: closing(.error(.requestTimeout(seconds: Int(timeout.components.seconds))), channel: context.channel)
+        }
+    }
 
     enum Collected: Sendable {
         case complete([UInt8])
