@@ -22,8 +22,8 @@ let package = Package(
     // and the tools' packages: every target dependency on them is conditioned on a trait, and
     // SwiftPM resolves a package only when an enabled trait uses it. This package's own builds
     // enable both (the default); an app adds it with `traits: []` (client only: swift-crypto and
-    // swift-asn1 on Linux, nothing on Apple platforms) or `traits: ["Tools"]` (client and the lint
-    // plugin). README "Instrument an iOS app"; examples/ConsumerApp holds it to the budget.
+    // swift-asn1 are resolved, and linked on Linux only — Apple platforms use CryptoKit) or
+    // `traits: ["Tools"]` (client and the lint plugin). SwiftPM 6.2 or later prunes this way. README "Instrument an iOS app"; examples/ConsumerApp holds it to the budget.
     traits: [
         .trait(name: "Tools", description: "The catalog tools and the build-time lint: Yams, swift-syntax, swift-argument-parser."),
         .trait(name: "Server", description: "The ingestion server, the stores and the CLI: Hummingbird, SwiftNIO, PostgresNIO, metrics, logging.", enabledTraits: ["Tools"]),

@@ -22,11 +22,12 @@ handz_bin
 
 # The repository as an app's checkout would hold it (tracked files only, no build folders).
 mkdir -p "$RUN/HandzAnalytics"
-git ls-files -z | xargs -0 tar -cf - | tar -xf - -C "$RUN/HandzAnalytics"
+git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$RUN/HandzAnalytics"
 cp -R "$ROOT/examples/ConsumerApp" "$RUN/ConsumerApp"
 app="$RUN/ConsumerApp"
 
-swift package --package-path "$app" show-dependencies --format json 2>/dev/null > "$RUN/dependencies.json"
+swift package --package-path "$app" show-dependencies --format json 2> "$RUN/resolve.log" > "$RUN/dependencies.json" \
+  || { tail -20 "$RUN/resolve.log"; exit 1; }
 resolved=$(python3 - "$RUN/dependencies.json" <<'PY'
 import json, sys
 seen = set()
@@ -43,7 +44,8 @@ count=$(wc -w <<< "$resolved")
 echo "an app using only the client resolves HandzAnalytics and $count more: ${resolved:-none} (budget $BUDGET)"
 [ "$count" -le "$BUDGET" ] || { echo "over the budget of $BUDGET packages"; exit 1; }
 
-swift build --package-path "$app" 2>&1 | tail -1
+swift build --package-path "$app" > "$RUN/build.log" 2>&1 || { tail -30 "$RUN/build.log"; exit 1; }
+tail -1 "$RUN/build.log"
 consumer="$(swift build --package-path "$app" --show-bin-path)/ConsumerApp"
 
 # A real server with a fresh store and key.
@@ -57,9 +59,10 @@ trap 'kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || tr
 wait_for_port "$RUN/server.log" "$server"
 port=$PORT
 
-# The secret goes to the app as an argument, read from the keys file, never printed.
-secret=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['keys'][0]['secret'])" "$keys")
-timeout 60 "$consumer" "http://127.0.0.1:$port" "$key_id" "$secret" "$RUN/queue.sqlite"
+# The secret goes to the app in its environment (not its command line, which `ps` shows), read
+# from the keys file, never printed.
+HANDZ_SECRET_HEX=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['keys'][0]['secret'])" "$keys") \
+  timeout 60 "$consumer" "http://127.0.0.1:$port" "$key_id" "$RUN/queue.sqlite"
 stored=$(sqlite3 "$RUN/events.sqlite" "SELECT COUNT(*) FROM events WHERE event_name = 'app_open'")
 [ "$stored" = 1 ] || { echo "the server stored $stored app_open events, expected 1"; exit 1; }
 echo "the consumer app's event was accepted and stored"

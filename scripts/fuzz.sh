@@ -47,7 +47,7 @@ sources_for() {
 build_catalog_yaml() {
   local layout="$RUN/yaml"
   rm -rf "$layout" && mkdir -p "$layout/HandzAnalytics"
-  git ls-files -z | xargs -0 tar -cf - | tar -xf - -C "$layout/HandzAnalytics"
+  git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$layout/HandzAnalytics"
   cp -R fuzz/CatalogYAML "$layout/CatalogYAML"
   local flags=(--package-path "$layout/CatalogYAML" -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
                -Xcc -fsanitize=fuzzer-no-link,address)

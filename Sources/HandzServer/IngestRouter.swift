@@ -88,17 +88,21 @@ enum IngestRouter {
         }
     }
 
-    /// Largest body of the admin routes and `GET /v1/client-config` (they carry none in
-    /// practice): a larger one gets 413, never a silently truncated read the signature would not
-    /// cover.
-    static let smallBodyLimit = 64 * 1024
+    /// Largest body of the admin routes and `GET /v1/client-config` (they carry none): a larger
+    /// one gets 413 — from `Content-Length` before reading — never a silently truncated read the
+    /// signature would not cover. Small, because these routes take no processing slot and read
+    /// before the signature is checked: 1 KiB per open connection at most.
+    static let smallBodyLimit = 1024
 
     /// Runs `handle` with the body of a route that takes at most ``smallBodyLimit`` bytes, read
     /// within the body timeout; a larger body gets 413 and a slower one 408, each closing the
     /// connection.
     static func withSmallBody(_ request: Request, _ context: ServerContext, within timeout: Duration,
                               _ handle: ([UInt8]) async throws -> Response) async throws -> Response {
-        switch try await collect(request, limit: smallBodyLimit, within: timeout) {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > smallBodyLimit {
+            return closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
+        }
+        return switch try await collect(request, limit: smallBodyLimit, within: timeout) {
         case .complete(let body): try await handle(body)
         case .tooLarge: closing(.error(.payloadTooLarge("body is larger than \(smallBodyLimit) bytes")), channel: context.channel)
         case .timedOut: closing(.error(.requestTimeout(seconds: Int(timeout.components.seconds))), channel: context.channel)

@@ -216,7 +216,7 @@ import Testing
         #expect(await fresh.service.ingest(headers: fresh.headers(junk), body: junk).status == 400)
     }
 
-    @Test("an install that names itself in Handz-Install and is already out of budget is refused before its body is read")
+    @Test("an install that names itself in Handz-Install and is already out of budget is refused before its body is decompressed")
     func installOutOfBudgetRefusedBeforeWork() async throws {
         var rates = RateLimits()
         rates.perInstallEventsPerSecond = 0.001
@@ -241,6 +241,9 @@ import Testing
         #expect(await fixture.service.ingest(headers: named, body: junk).status == 400)
         #expect(IngestService.declaredInstall("not-a-uuid") == nil)
         #expect(IngestService.declaredInstall(" \(install) ") == install)
+        // Upper case names the same install (budgets are keyed by the lowercased id).
+        named["handz-install"] = install.uppercased()
+        #expect(await fixture.service.ingest(headers: named, body: junk).status == 429)
     }
 
     @Test("GET /v1/client-config: signed with an ingest key, served with an ETag; the same ETag answers 304; unsigned is 401")

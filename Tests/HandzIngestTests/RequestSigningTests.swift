@@ -112,9 +112,9 @@ import Testing
         #expect(try await ingest.send(body: Self.batch, scheme: .hz1).status == 200)
         #expect(try await ingest.send(body: [], path: "/v1/client-config", method: "GET", encoding: nil, scheme: .hz1).status == 401)
         #expect(try await ingest.send(body: [], path: "/v1/client-config", method: "GET", encoding: nil).status == 200)
-        // A body over 64 KiB on an admin route is refused, not read as empty (which let a
+        // A body over 1 KiB on an admin route is refused, not read as empty (which let a
         // signature over the empty body pass).
-        let oversized = [UInt8](repeating: 0x20, count: 64 * 1024 + 1)
+        let oversized = [UInt8](repeating: 0x20, count: 1024 + 1)
         let emptySigned = RequestSignature.authorization(keyID: world.admin.id, secret: world.admin.secret, timestamp: now,
                                                          target: .init(method: "POST", path: "/v1/admin/reload", query: ""), body: [])
         #expect(try await admin.send(body: oversized, path: "/v1/admin/reload", encoding: nil, authorization: emptySigned).status == 413)

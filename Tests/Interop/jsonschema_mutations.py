@@ -22,7 +22,8 @@ differences") says the project rejects and JSON Schema cannot: the project must 
 python-jsonschema accept, and each error the project reports must be one of those differences,
 checked against the event itself:
 - `duplicate_key`: the line really holds an object with a repeated key;
-- `pii_value`: PII inside a well-formed value (a pattern the schema cannot express);
+- `pii_value`: PII inside a well-formed value (a pattern the schema cannot express), only on a
+  value holding one of the synthetic PII samples this script inserts;
 - `type_mismatch` on a number with a zero fraction (`3.0` is an integer to JSON Schema);
 - `invalid_format`, `invalid_uuid` or `invalid_timestamp` on a string that ends in a newline
   (the schema's patterns end in `$`, which Python's `re` lets match before a final newline);
@@ -55,6 +56,12 @@ INTERESTING_STRINGS = [
     "4155550100", "Jane Doe", "my note about the session", "https://example.com/u/jane",
     "1.3.9", "1.3", "1.3.9-beta", "٣", "１２", "é", "e\u0301", "\u00a0", "\u200b", "\ud83e\udd4b",
     "onboarding", "settings/privacy", "Settings/Privacy", "en_US", "en-US", "Europe/Paris",
+]
+# The synthetic PII among those strings: a `pii_value` rejection is excused only on a value holding
+# one of them (a phone-number-shaped run of ten digits included).
+PII_SAMPLES = [
+    "jane.doe@example.com", "jane.doe(at)example.com", "+1 415 555 0100", "(415) 555-0100", "4155550100",
+    "1772100840", "Jane Doe", "my note about the session", "https://example.com/u/jane",
 ]
 INTERESTING_NUMBERS = [
     0, 1, -1, 2, 7, 59, 60, 99, 100, 101, 255, 256, 1000, 3600, 86400, 2**31 - 1, 2**31, 2**53,
@@ -257,7 +264,9 @@ def documented_difference(raw: bytes, instance, error: dict) -> bool:
     if code == "duplicate_key":
         return has_duplicate_keys(raw)
     if code == "pii_value":
-        return True
+        # Only where this script put PII (or a PII-shaped run of digits) into the value.
+        value = at_pointer(instance, path)
+        return isinstance(value, str) and any(sample in value for sample in PII_SAMPLES)
     if code == "too_large":
         return len(raw) > MAX_EVENT_BYTES
     value = at_pointer(instance, path)
@@ -324,6 +333,11 @@ def main() -> int:
             outcomes["agree: accepted" if ours else "agree: rejected"] += 1
             continue
         errors = record.get("errors", [])
+        # A value that fails its format (or a repeated key's second value) is scanned as free text
+        # for PII, where a UUID's digit groups can look like a phone number: a pii_value on a path
+        # that also carries a documented difference is part of that difference.
+        explained = {e.get("path") for e in errors if e["code"] != "pii_value" and documented_difference(raw, instance, e)}
+        errors = [e for e in errors if not (e["code"] == "pii_value" and e.get("path") in explained)]
         if not ours and theirs and errors and all(documented_difference(raw, instance, e) for e in errors):
             outcomes["documented difference"] += 1
             continue

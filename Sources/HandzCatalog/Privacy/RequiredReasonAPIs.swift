@@ -16,10 +16,12 @@ public enum RequiredReasonAPIs {
 
     public static let categories: [Category] = [
         Category(key: "NSPrivacyAccessedAPICategoryFileTimestamp",
-                 symbols: ["creationDate", "modificationDate", "contentModificationDate", "attributesOfItem", "getattrlist", "fstat(", "lstat(", " stat("]),
+                 symbols: ["creationDate", "modificationDate", "contentModificationDate", "fileModificationDate", "attributesOfItem",
+                          "getattrlist", "getattrlistbulk", "fgetattrlist", "fstat(", "fstatat(", "lstat(", "stat("]),
         Category(key: "NSPrivacyAccessedAPICategorySystemBootTime", symbols: ["systemUptime", "mach_absolute_time", "CLOCK_UPTIME"]),
         Category(key: "NSPrivacyAccessedAPICategoryDiskSpace",
-                 symbols: ["volumeAvailableCapacity", "systemFreeSize", "NSFileSystemFreeSize", "statfs", "statvfs", "volumeTotalCapacity"]),
+                 symbols: ["volumeAvailableCapacity", "volumeTotalCapacity", "systemFreeSize", "systemSize", "NSFileSystemFreeSize",
+                          "NSFileSystemSize", "statfs", "statvfs"]),
         Category(key: "NSPrivacyAccessedAPICategoryUserDefaults", symbols: ["UserDefaults", "NSUserDefaults"]),
         Category(key: "NSPrivacyAccessedAPICategoryActiveKeyboards", symbols: ["activeInputModes"]),
     ]

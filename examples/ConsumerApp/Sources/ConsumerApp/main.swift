@@ -1,15 +1,17 @@
 // Sends one event the way an app does — typed event, on-device queue, signed gzip upload — and
-// exits 0 only when the server acknowledged it. Arguments: ENDPOINT KEY_ID SECRET_HEX QUEUE_PATH.
-// Prints counts and statuses only, never the secret.
+// exits 0 only when the server acknowledged it. Arguments: ENDPOINT KEY_ID QUEUE_PATH; the secret
+// in HANDZ_SECRET_HEX (an environment variable, so `ps` does not show it). Prints counts and
+// statuses only, never the secret.
 import Foundation
 import HandzAnalyticsClient
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5, let endpoint = URL(string: arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: ConsumerApp ENDPOINT KEY_ID SECRET_HEX QUEUE_PATH\n".utf8))
+guard arguments.count == 4, let endpoint = URL(string: arguments[1]),
+      let secretHex = ProcessInfo.processInfo.environment["HANDZ_SECRET_HEX"] else {
+    FileHandle.standardError.write(Data("usage: HANDZ_SECRET_HEX=... ConsumerApp ENDPOINT KEY_ID QUEUE_PATH\n".utf8))
     exit(2)
 }
-let hex = Array(arguments[3].utf8)
+let hex = Array(secretHex.utf8)
 guard hex.count % 2 == 0, let secret = Optional(stride(from: 0, to: hex.count, by: 2).compactMap { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16) }),
       secret.count == hex.count / 2 else {
     FileHandle.standardError.write(Data("the secret is not hex\n".utf8))
@@ -17,7 +19,7 @@ guard hex.count % 2 == 0, let secret = Optional(stride(from: 0, to: hex.count, b
 }
 
 let client = try AnalyticsClient(
-    configuration: ClientConfiguration(endpoint: endpoint, keyID: arguments[2], secret: secret, queuePath: arguments[4]),
+    configuration: ClientConfiguration(endpoint: endpoint, keyID: arguments[2], secret: secret, queuePath: arguments[3]),
     context: StaticDeviceContext(), platform: nil)
 client.track(AppOpen(startType: .cold, launchSource: .direct))
 let delivered = client.drain(timeout: 30)
