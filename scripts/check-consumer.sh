@@ -21,8 +21,7 @@ work_run_dir consumer
 handz_bin
 
 # The repository as an app's checkout would hold it (tracked files only, no build folders).
-mkdir -p "$RUN/HandzAnalytics"
-git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$RUN/HandzAnalytics"
+copy_repository "$RUN/HandzAnalytics"
 cp -R "$ROOT/examples/ConsumerApp" "$RUN/ConsumerApp"
 app="$RUN/ConsumerApp"
 

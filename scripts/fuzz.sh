@@ -46,8 +46,8 @@ sources_for() {
 # every module, Swift and C (libyaml inside Yams). -parse-as-library: libFuzzer supplies main.
 build_catalog_yaml() {
   local layout="$RUN/yaml"
-  rm -rf "$layout" && mkdir -p "$layout/HandzAnalytics"
-  git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$layout/HandzAnalytics"
+  rm -rf "$layout"
+  copy_repository "$layout/HandzAnalytics"
   cp -R fuzz/CatalogYAML "$layout/CatalogYAML"
   local flags=(--package-path "$layout/CatalogYAML" -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
                -Xcc -fsanitize=fuzzer-no-link,address)

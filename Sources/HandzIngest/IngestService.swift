@@ -248,13 +248,14 @@ public final class IngestService: Sendable {
         }
     }
 
-    /// The install a batch's `Handz-Install` header names (a UUID's 36 characters, lowercased as
-    /// the batch processor keys install budgets), or nil when there is none or it is malformed.
+    /// The install a batch's `Handz-Install` header names — an install_id as the validator
+    /// accepts it (``UUIDFormat``), lowercased as ``BatchProcessor`` keys install budgets — or nil
+    /// when there is none or it is not one.
     static func declaredInstall(_ value: String?) -> String? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), value.utf8.count == 36,
-              value.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70) })
-        else { return nil }
-        return value.lowercased()
+        guard var value = value?.trimmingCharacters(in: .whitespaces),
+              value.withUTF8({ UUIDFormat.matches($0.baseAddress!, $0.count) }) else { return nil }
+        value = value.lowercased()
+        return value
     }
 
     /// Whole seconds to wait, 1…86,400 (a bucket refilling very slowly cannot overflow `Int`).

@@ -32,6 +32,14 @@ def reject_constant(name):
     raise ValueError("non-standard JSON constant")
 
 
+def load_validator(schemas: str) -> Draft202012Validator:
+    """python-jsonschema (Draft 2020-12) over the exported catalog.schema.json, the schema itself
+    checked first."""
+    schema = json.loads(Path(schemas, "catalog.schema.json").read_text())
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
 def schema_verdict(validator, raw: bytes) -> bool:
     try:
         text = raw.decode("utf-8", errors="strict")
@@ -49,9 +57,7 @@ def main() -> int:
     parser.add_argument("--verdicts", required=True)
     args = parser.parse_args()
 
-    schema = json.loads(Path(args.schemas, "catalog.schema.json").read_text())
-    Draft202012Validator.check_schema(schema)
-    validator = Draft202012Validator(schema)
+    validator = load_validator(args.schemas)
 
     corpus = Path(args.corpus).read_bytes().split(b"\n")
     if corpus and corpus[-1] == b"":

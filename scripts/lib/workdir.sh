@@ -12,3 +12,11 @@ work_run_dir() {
   [ "${2:-}" = keep ] || rm -rf "$RUN"
   mkdir -p "$RUN"
 }
+
+# copy_repository DEST: the repository's tracked files (as a clean clone would hold them, no build
+# folders) copied to DEST, for packages that depend on it by path the way an app would
+# (check-consumer.sh, the YAML loaders' fuzz target).
+copy_repository() {
+  mkdir -p "$1"
+  git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$1"
+}

@@ -3,11 +3,20 @@ import Foundation
 import HandzCatalog
 
 /// Loads the catalog checked (a catalog with problems — a property without a data type among them —
-/// generates nothing) and returns it with its Apple classification.
-private func checkedPrivacy(_ options: CatalogOptions) throws -> LoadedCatalog {
+/// generates nothing) and writes what `render` makes of its Apple classification to `out` (`-`:
+/// standard output), saying so on standard error.
+private func writePrivacyOutput(_ options: CatalogOptions, to out: String, what: String,
+                                _ render: (LoadedCatalog) -> String) throws {
     let directory = try options.directory()
     _ = try CatalogLoader.loadChecked(directory: directory)
-    return try CatalogLoader.load(directory: directory)
+    let loaded = try CatalogLoader.load(directory: directory)
+    let text = render(loaded)
+    if out == "-" {
+        print(text, terminator: "")
+    } else {
+        try text.write(toFile: out, atomically: true, encoding: .utf8)
+        FileHandle.standardError.write(Data("wrote \(what) of catalog \(loaded.catalog.version) to \(out)\n".utf8))
+    }
 }
 
 /// `handz-analytics codegen privacy-manifest`: the client's PrivacyInfo.xcprivacy (issue 23).
@@ -19,13 +28,11 @@ struct CodegenPrivacyManifest: ParsableCommand {
 
     @OptionGroup var options: CatalogOptions
 
-    @Option(help: "Output file.")
+    @Option(help: "Output file, or - for standard output.")
     var out = "Sources/HandzAnalyticsClient/PrivacyInfo.xcprivacy"
 
     func run() throws {
-        let loaded = try checkedPrivacy(options)
-        try PrivacyManifestWriter.manifest(loaded.collectedData).write(toFile: out, atomically: true, encoding: .utf8)
-        FileHandle.standardError.write(Data("wrote the privacy manifest of catalog \(loaded.catalog.version) to \(out)\n".utf8))
+        try writePrivacyOutput(options, to: out, what: "the privacy manifest") { PrivacyManifestWriter.manifest($0.collectedData) }
     }
 }
 
@@ -42,13 +49,8 @@ struct CatalogPrivacyReport: ParsableCommand {
     var out = "docs/app-store-privacy.md"
 
     func run() throws {
-        let loaded = try checkedPrivacy(options)
-        let text = PrivacyReportWriter.report(loaded.collectedData, catalogVersion: loaded.catalog.version)
-        if out == "-" {
-            print(text, terminator: "")
-        } else {
-            try text.write(toFile: out, atomically: true, encoding: .utf8)
-            FileHandle.standardError.write(Data("wrote the App Store privacy answers of catalog \(loaded.catalog.version) to \(out)\n".utf8))
+        try writePrivacyOutput(options, to: out, what: "the App Store privacy answers") {
+            PrivacyReportWriter.report($0.collectedData, catalogVersion: $0.catalog.version)
         }
     }
 }
