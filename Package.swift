@@ -87,6 +87,8 @@ let package = Package(
         .target(name: "HandzStore", dependencies: ["HandzAnalyticsCore", "HandzSQLite", "HandzSigning"]),
         // The event lake: hourly gzip NDJSON partitions with manifests, exported from either store.
         .target(name: "HandzLake", dependencies: ["HandzAnalyticsCore", "HandzStore", "HandzCompression", "HandzSigning"]),
+        // Keeping the privacy promises on every copy (issue 14): the deletion worker and retention.
+        .target(name: "HandzLifecycle", dependencies: ["HandzStore", "HandzLake"]),
         // The shared store for several ingest nodes: PostgreSQL through postgres-nio.
         .target(
             name: "HandzPostgresStore",
@@ -109,7 +111,7 @@ let package = Package(
         .target(
             name: "HandzServer",
             dependencies: [
-                "HandzIngest", "HandzCatalog", "HandzCatalogReleases", "HandzPostgresStore", "HandzLake", "HandzSigning",
+                "HandzIngest", "HandzCatalog", "HandzCatalogReleases", "HandzPostgresStore", "HandzLake", "HandzLifecycle", "HandzSigning",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),
@@ -159,7 +161,7 @@ let package = Package(
             name: "HandzAnalyticsCLI",
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzCatalogReleases", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
-                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzLake", "HandzPostgresStore", "HandzDashboards", "HandzQA",
+                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzLake", "HandzLifecycle", "HandzPostgresStore", "HandzDashboards", "HandzQA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
             ]
@@ -191,7 +193,7 @@ let package = Package(
             dependencies: ["HandzAnalyticsClient", "HandzAnalyticsCLI", "HandzCatalog", "HandzSQLite", "HandzTestSupport", "HandzIngest"]
         ),
         .testTarget(name: "HandzStoreTests", dependencies: [
-            "HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzLake", "HandzCompression", "HandzSigning", "HandzTestSupport",
+            "HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzLake", "HandzLifecycle", "HandzCompression", "HandzSigning", "HandzTestSupport",
             .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])), .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
         ]),
         // Lint rules one by one, the CLI, and a fixture app built with the plugin (Tests/LintFixtureApp).
@@ -207,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HandzIngestTests",
-            dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI", "HandzCatalogReleases"]
+            dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzLifecycle", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI", "HandzCatalogReleases"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -38,6 +38,10 @@ public final class IngestService: Sendable {
     /// Tests only: runs right after a batch took the catalog it validates and is stored under (to put
     /// a catalog reload exactly there).
     let afterCatalogTaken = Locked<(@Sendable () -> Void)?>(nil)
+    /// Wakes the deletion worker when a request arrives (set by the server).
+    public let deletionRequested = Locked<(@Sendable () -> Void)?>(nil)
+    /// The ages `/health` reports (issue 14 §4), kept current by the server's lifecycle service.
+    public let lifecycle = Locked(LifecycleReport())
 
     public init(catalog: LiveCatalog, store: any EventStore, keys: KeyRing, limits: IngestLimits = IngestLimits(),
                 rateLimits: RateLimits = RateLimits(), logger: Logger = Logger(label: "handz.ingest"),
@@ -265,14 +269,32 @@ public final class IngestService: Sendable {
 
     // MARK: Admin routes
 
-    /// `DELETE /v1/users/{user_id}` (admin scope): forget a user (CH33 §9, CH34 §8.3).
+    /// `DELETE /v1/users/{user_id}` (admin scope): records a deletion request in the ledger and
+    /// answers 202 with its id (issue 14 §1; CH33 §9, CH34 §8). The deletion worker inside `serve`
+    /// carries it out; `GET /v1/deletions/{id}` reports progress. Idempotent: a repeated request
+    /// answers with the request that already covers the user.
     public func forgetUser(_ userID: String, headers: [String: String], body: [UInt8], target: RequestSignature.Target) async -> IngestResponse {
         do {
             _ = try authenticate(headers, target: target, body: body, scope: .admin)
             guard StringFormat.uuid.matches(userID) else { throw RequestError.malformedEnvelope("user_id must be a UUID") }
-            let count = try await store.forgetUser(userID.lowercased(), nowMs: Int64(clock().timeIntervalSince1970 * 1000))
-            logger.info("forgot a user", metadata: ["events_unlinked": "\(count)"])
-            return finish(.json(200, "{\"events_unlinked\":\(count)}"))
+            let (request, created) = try await store.requestDeletion(userID: userID.lowercased(), nowMs: Int64(clock().timeIntervalSince1970 * 1000))
+            logger.info("deletion requested", metadata: ["request_id": "\(request.id)", "new": "\(created)"])
+            deletionRequested.withLock { $0?() }
+            return finish(.json(202, request.json()))
+        } catch let error as RequestError {
+            return finish(.error(error))
+        } catch {
+            return finish(.error(.storeUnavailable(retryAfterSeconds: 5)))
+        }
+    }
+
+    /// `GET /v1/deletions/{request_id}` (admin scope): one request's progress from the ledger.
+    public func deletionStatus(_ requestID: String, headers: [String: String], body: [UInt8], target: RequestSignature.Target) async -> IngestResponse {
+        do {
+            _ = try authenticate(headers, target: target, body: body, scope: .admin)
+            guard StringFormat.uuid.matches(requestID) else { throw RequestError.malformedEnvelope("request_id must be a UUID") }
+            guard let request = try await store.deletionRequest(id: requestID.lowercased()) else { throw RequestError.deletionNotFound }
+            return finish(.json(200, request.json()))
         } catch let error as RequestError {
             return finish(.error(error))
         } catch {
@@ -323,7 +345,9 @@ public final class IngestService: Sendable {
     /// `GET /health`: 200 when the store is writable and a catalog is loaded, 503 otherwise.
     public func health() -> IngestResponse {
         let healthy = store.isHealthy
-        let body = "{\"status\":\"\(healthy ? "ok" : "unavailable")\",\"store\":\"\(store.engine)\",\"store_writable\":\(healthy),\"catalog_version\":\(JSONString.quoted(catalog.current.version)),\"schema_version\":\(StoreSchema.currentVersion)}"
+        let lifecycle = lifecycle.withLock { $0 }
+        let body = "{\"status\":\"\(healthy ? "ok" : "unavailable")\",\"store\":\"\(store.engine)\",\"store_writable\":\(healthy),\"catalog_version\":\(JSONString.quoted(catalog.current.version)),\"schema_version\":\(StoreSchema.currentVersion),"
+            + lifecycle.jsonFields + "}"
         return .json(healthy ? 200 : 503, body)
     }
 }

@@ -17,6 +17,8 @@ public enum RequestError: Error, Sendable, Equatable {
     case rateLimited(retryAfterSeconds: Int)
     case storeUnavailable(retryAfterSeconds: Int)
     case notFound
+    /// `GET /v1/deletions/{id}` for an id the ledger does not hold (or no longer holds: retention).
+    case deletionNotFound
     case catalogInvalid(String)
     /// The request body did not arrive within the server's body timeout (a slow or stalled
     /// sender holding a connection open); the connection is closed.
@@ -33,7 +35,7 @@ public enum RequestError: Error, Sendable, Equatable {
         case .unsupportedMediaType: "unsupported_media_type"
         case .rateLimited: "rate_limited"
         case .storeUnavailable: "store_unavailable"
-        case .notFound: "not_found"
+        case .notFound, .deletionNotFound: "not_found"
         case .catalogInvalid: "catalog_invalid"
         case .requestTimeout: "request_timeout"
         }
@@ -48,7 +50,7 @@ public enum RequestError: Error, Sendable, Equatable {
         case .unsupportedMediaType: 415
         case .rateLimited: 429
         case .storeUnavailable: 503
-        case .notFound: 404
+        case .notFound, .deletionNotFound: 404
         case .catalogInvalid: 422
         case .requestTimeout: 408
         }
@@ -62,6 +64,7 @@ public enum RequestError: Error, Sendable, Equatable {
         case .rateLimited: "rate limit exceeded; retry after the Retry-After delay"
         case .storeUnavailable: "the event store is unavailable; retry after the Retry-After delay"
         case .notFound: "no such endpoint"
+        case .deletionNotFound: "no deletion request has this id"
         case .clockSkew:
             "signature timestamp is more than \(RequestSignature.maxClockSkewSeconds) s from the server clock; sign again with the server_time offset"
         case .replayedSignature: "this admin signature was already used; sign the request again with a new timestamp"

@@ -181,3 +181,23 @@ public enum LakeError: Error, CustomStringConvertible, Equatable {
         }
     }
 }
+
+extension LakeExporter {
+    /// Deletes every partition that ends at or before `cutoffMs` (retention, issue 14 §4). Each
+    /// goes at once for readers: its directory is first renamed to a hidden name, then removed;
+    /// a day directory left empty is removed too. Returns the partitions removed.
+    public func removePartitions(endingBy cutoffMs: Int64) throws -> Int {
+        let manager = FileManager.default
+        var removed = 0
+        for partition in try existingPartitions() where partition.endMs <= cutoffMs {
+            let directory = root.appendingPathComponent(partition.path)
+            let hidden = directory.deletingLastPathComponent().appendingPathComponent(".removing-\(directory.lastPathComponent)-\(UUID().uuidString)")
+            guard rename(directory.path, hidden.path) == 0 else { throw LakeError.cannotWrite(partition.path) }
+            try manager.removeItem(at: hidden)
+            removed += 1
+            let day = directory.deletingLastPathComponent()
+            if let left = try? manager.contentsOfDirectory(atPath: day.path), left.isEmpty { try? manager.removeItem(at: day) }
+        }
+        return removed
+    }
+}

@@ -13,9 +13,9 @@ import PostgresNIO
 /// transaction (one multi-row `INSERT … SELECT FROM unnest(…)`), like the SQLite writer.
 public final class PostgresEventStore: EventStore, @unchecked Sendable {
     public let engine = "postgres"
-    private let client: PostgresClient
+    let client: PostgresClient
     private let runTask: Task<Void, Never>
-    private let logger: Logger
+    let logger: Logger
     private let writer: GroupWriter
     private let healthy = LockedFlag(true)
 
@@ -74,8 +74,16 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
         try outcome.get()
     }
 
+    /// Runs no DDL when the schema is current: the least-privilege ingest role (issue 14 §5,
+    /// `scripts/postgres-roles.sql`) may not create tables, so only the owner migrates.
     static func applyMigrations(on connection: PostgresConnection, logger: Logger) async throws {
-        _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_time_ms BIGINT NOT NULL, description TEXT NOT NULL)", logger: logger)
+        var exists = false
+        for try await name in try await connection.query("SELECT to_regclass('schema_migrations')::text", logger: logger).decode(String?.self) {
+            exists = name != nil
+        }
+        if !exists {
+            _ = try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_time_ms BIGINT NOT NULL, description TEXT NOT NULL)", logger: logger)
+        }
         var applied = 0
         for try await version in try await connection.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger).decode(Int.self) {
             applied = version
@@ -136,26 +144,6 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
         return stats
     }
 
-    /// Unlinks the user's events in one transaction. PostgreSQL keeps the old row versions until
-    /// VACUUM reclaims them (autovacuum does, or `VACUUM events` at once); the README's privacy
-    /// section says so.
-    /// `userID` matches in any letter case, like the embedded store.
-    public func forgetUser(_ userID: String, nowMs: Int64) async throws -> Int {
-        let userID = userID.lowercased()
-        return try await client.withTransaction(logger: logger) { connection in
-            var changed = 0
-            for try await count in try await connection.query(
-                "WITH updated AS (UPDATE events SET user_id = NULL WHERE lower(user_id) = \(userID) RETURNING 1) SELECT COUNT(*)::BIGINT FROM updated",
-                logger: logger).decode(Int64.self) { changed = Int(count) }
-            let salt = try await Self.salt(connection, logger: logger)
-            let hash = Hex.encode(HMACSHA256.code(key: salt, data: Array(userID.utf8)))
-            _ = try await connection.query(
-                "INSERT INTO privacy_audit(performed_time_ms, action, subject_hash, rows_affected) VALUES (\(nowMs), 'forget_user', \(hash), \(Int64(changed)))",
-                logger: logger)
-            return changed
-        }
-    }
-
     static func salt(_ connection: PostgresConnection, logger: Logger) async throws -> [UInt8] {
         for try await value in try await connection.query("SELECT value FROM store_meta WHERE key = 'audit_salt'", logger: logger).decode(String.self) {
             if let bytes = Hex.decode(value) { return bytes }
@@ -203,6 +191,9 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
             result.events = try await count("WITH d AS (DELETE FROM events WHERE received_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
             result.rejectedEvents = try await count("WITH d AS (DELETE FROM rejected_events WHERE received_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
             result.batches = try await count("WITH d AS (DELETE FROM batches WHERE received_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
+            result.deletionRequests = try await count(
+                "WITH d AS (DELETE FROM deletion_requests WHERE state = 'completed' AND completed_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
+            result.auditEntries = try await count("WITH d AS (DELETE FROM privacy_audit WHERE performed_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
             _ = try await connection.query(
                 "INSERT INTO privacy_audit(performed_time_ms, action, rows_affected, detail) VALUES (\(nowMs), 'purge', \(Int64(result.events)), \("received before \(cutoffMs) ms"))",
                 logger: logger)

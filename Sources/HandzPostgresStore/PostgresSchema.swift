@@ -1,3 +1,5 @@
+import HandzStore
+
 /// The PostgreSQL store's schema: the same tables, columns and meaning as the embedded store
 /// (`HandzStore.StoreSchema`), in PostgreSQL types, applied by numbered migrations under an
 /// advisory lock so several nodes starting at once migrate exactly once.
@@ -70,6 +72,13 @@ enum PostgresSchema {
             UPDATE events SET install_id = lower(install_id), session_id = lower(session_id), user_id = lower(user_id)
             WHERE install_id ~ '[A-F]' OR session_id ~ '[A-F]' OR user_id ~ '[A-F]'
             """,
+        ]),
+        // The embedded store's migration 3: the deletion ledger (issue 14 §1).
+        // `user_id` gets no planner statistics: ANALYZE would copy sample values into
+        // pg_statistic, a catalog a deletion cannot rewrite (issue 14 §3).
+        Migration(version: 3, description: "deletion ledger", statements: DeletionLedgerSchema.postgresStatements + [
+            "ALTER TABLE events ALTER COLUMN user_id SET STATISTICS 0",
+            "ALTER TABLE deletion_requests ALTER COLUMN user_id SET STATISTICS 0",
         ]),
     ]
 }

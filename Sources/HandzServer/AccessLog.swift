@@ -52,6 +52,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         switch path {
         case "/v1/batch", "/v1/admin/reload", "/v1/admin/maintenance", "/v1/client-config", "/health", "/metrics", "/openapi.json": path
         case _ where path.hasPrefix("/v1/users/"): "/v1/users/{user_id}"
+        case _ where path.hasPrefix("/v1/deletions/"): "/v1/deletions/{request_id}"
         default: "other"
         }
     }

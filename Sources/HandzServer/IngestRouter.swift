@@ -8,7 +8,8 @@ import NIOCore
 /// back; every rule lives in `IngestService`.
 ///
 /// - `POST /v1/batch` — ingest a signed batch
-/// - `DELETE /v1/users/{user_id}` — forget a user (admin scope)
+/// - `DELETE /v1/users/{user_id}` — request a user's deletion: 202 and a request id (admin scope)
+/// - `GET /v1/deletions/{request_id}` — that request's progress (admin scope)
 /// - `POST /v1/admin/reload` — reload the catalog (admin scope)
 /// - `POST /v1/admin/maintenance?seconds=N` — answer 503 + Retry-After for N seconds (admin scope)
 /// - `GET /v1/client-config` — the clients' settings, with an ETag (ingest scope)
@@ -40,6 +41,13 @@ enum IngestRouter {
             try await withSmallBody(request, context, within: bodyTimeout) { body in
                 let userID = context.parameters.get("user_id") ?? ""
                 return response(await service.forgetUser(userID, headers: headerMap(request.headers), body: body, target: target(request)))
+            }
+        }
+
+        router.get("/v1/deletions/:request_id") { request, context in
+            try await withSmallBody(request, context, within: bodyTimeout) { body in
+                let requestID = context.parameters.get("request_id") ?? ""
+                return response(await service.deletionStatus(requestID, headers: headerMap(request.headers), body: body, target: target(request)))
             }
         }
 

@@ -4,6 +4,7 @@ import HandzCatalog
 import HandzCatalogReleases
 import HandzIngest
 import HandzLake
+import HandzLifecycle
 import HandzPostgresStore
 import HandzSigning
 import HandzStore
@@ -47,6 +48,16 @@ public struct ServerOptions: Sendable {
     public var lakeIntervalSeconds = 300
     /// Complete hours each tick re-exports.
     public var lakeLookbackHours = 2
+    /// How long data is kept (issue 14 §4; CH33-P3): applied every `retentionIntervalSeconds`.
+    public var retention = RetentionPolicy.default
+    public var retentionIntervalSeconds = 3_600
+    /// Seconds between the deletion worker's passes (a new request also wakes it at once).
+    public var deletionIntervalSeconds = 10
+    /// PostgreSQL: seconds a finished store step waits so one `VACUUM FULL` covers many requests
+    /// (nil: 3,600 on PostgreSQL, 0 on SQLite, where the step is a cheap checkpoint).
+    public var deletionVacuumDelaySeconds: Int?
+    /// Fault injection for tests: the deletion worker pauses this long after each lake partition.
+    public var faultLakePauseMs: Int?
 
     public init(catalogDirectory: String) { self.catalogDirectory = catalogDirectory }
 }
@@ -111,6 +122,15 @@ public enum ServerRunner {
                 store: store, exporter: LakeExporter(root: URL(fileURLWithPath: lake)), interval: .seconds(options.lakeIntervalSeconds),
                 lookbackHours: Int64(options.lakeLookbackHours), logger: logger))
         }
+        let lakeExporter = options.lakeDirectory.map { LakeExporter(root: URL(fileURLWithPath: $0)) }
+        if lakeExporter != nil { try await store.registerLake() }
+        var worker = DeletionWorker(store: store, lake: lakeExporter, owner: "\(ProcessInfo.processInfo.hostName)/\(getpid())",
+                                    clock: { Int64(Date().timeIntervalSince1970 * 1000) })
+        worker.oldVersionsDelayMs = Int64(options.deletionVacuumDelaySeconds ?? (options.storeURL == nil ? 0 : 3_600)) * 1000
+        worker.pauseAfterPartition = options.faultLakePauseMs.map { .milliseconds($0) }
+        services.append(LifecycleService(
+            worker: worker, retention: RetentionRunner(store: store, lake: lakeExporter, policy: options.retention), service: service,
+            deletionInterval: .seconds(options.deletionIntervalSeconds), retentionInterval: .seconds(options.retentionIntervalSeconds), logger: logger))
         services.append(app)
         if case .address(let host, let port) = metrics {
             // Its own listener, few connections: it answers a scraper, not the fleet.

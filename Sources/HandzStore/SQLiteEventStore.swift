@@ -21,6 +21,7 @@ public final class SQLiteEventStore: @unchecked Sendable {
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
         self.path = path
         self.configuration = configuration
+        try Self.createPrivately(path)
         let database = try Self.open(path: path, configuration: configuration)
         try StoreSchema.migrate(database, nowMs: Self.nowMs())
         // Checkpoint when the WAL passes ~40 MB rather than SQLite's default ~8 MB: fewer, larger
@@ -33,6 +34,15 @@ public final class SQLiteEventStore: @unchecked Sendable {
             try database.execute("PRAGMA max_page_count = \(max(1, Int64(bytes) / pageSize))")
         }
         writer = try StoreWriter(database: database, configuration: configuration)
+    }
+
+    /// Creates the database file readable and writable by its owner only (0600; CH33 §10 "store
+    /// analytics data with least privilege"). SQLite gives the `-wal` and `-shm` files it creates
+    /// later the same mode. An existing file keeps the mode its operator chose.
+    static func createPrivately(_ path: String) throws {
+        if !createOwnerOnly(path) && errno != EEXIST {
+            throw StoreError.unavailable("cannot create the database file")
+        }
     }
 
     /// A connection with the store's settings.
@@ -134,30 +144,9 @@ public final class SQLiteEventStore: @unchecked Sendable {
         }
     }
 
-    /// Removes every link between `userID` and stored events (CH33 §9, CH34 §8.3): afterwards no
-    /// row carries it — the events stay as anonymous install-level data — and the audit keeps a
-    /// salted hash only. The WAL is checkpointed and truncated so the old pages leave the disk too.
-    /// Returns the number of events unlinked. `userID` matches in any letter case (ids are stored
-    /// lower-case; `lower()` also catches a row an older version stored as sent).
-    @discardableResult
-    public func forgetUser(_ userID: String, nowMs: Int64 = SQLiteEventStore.nowMs()) throws -> Int {
-        let userID = userID.lowercased()
-        return try withConnection { database in
-            let changed = try database.transaction {
-                let update = try database.prepare("UPDATE events SET user_id = NULL WHERE lower(user_id) = ?1")
-                try update.run([.text(userID)])
-                let changed = database.changes
-                try database.prepare("INSERT INTO privacy_audit(performed_time_ms, action, subject_hash, rows_affected) VALUES (?1, 'forget_user', ?2, ?3)")
-                    .run([.integer(nowMs), .text(try AuditHash.hash(userID, database: database)), .integer(Int64(changed))])
-                return changed
-            }
-            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            return changed
-        }
-    }
-
-    /// Deletes what was received before `cutoffMs` (the retention period, CH33-P3): events,
-    /// quarantine records and batch receipts. The audit keeps the counts.
+    /// Deletes what was received before `cutoffMs` (the retention period, CH33-P3; issue 14 §4):
+    /// events, quarantine records, batch receipts, completed deletion requests and audit rows.
+    /// The new audit row keeps the counts.
     @discardableResult
     public func purge(receivedBeforeMs cutoffMs: Int64, nowMs: Int64 = SQLiteEventStore.nowMs()) throws -> PurgeResult {
         try withConnection { database in
@@ -169,6 +158,10 @@ public final class SQLiteEventStore: @unchecked Sendable {
                 result.rejectedEvents = database.changes
                 try database.prepare("DELETE FROM batches WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
                 result.batches = database.changes
+                try database.prepare("DELETE FROM deletion_requests WHERE state = 'completed' AND completed_time_ms < ?1").run([.integer(cutoffMs)])
+                result.deletionRequests = database.changes
+                try database.prepare("DELETE FROM privacy_audit WHERE performed_time_ms < ?1").run([.integer(cutoffMs)])
+                result.auditEntries = database.changes
                 try database.prepare("INSERT INTO privacy_audit(performed_time_ms, action, rows_affected, detail) VALUES (?1, 'purge', ?2, ?3)")
                     .run([.integer(nowMs), .integer(Int64(result.events)), .text("received before \(cutoffMs) ms")])
                 return result
@@ -177,4 +170,13 @@ public final class SQLiteEventStore: @unchecked Sendable {
             return result
         }
     }
+}
+
+/// Creates `path` with mode 0600 if it does not exist (`open(2)` with `O_CREAT | O_EXCL`; outside
+/// the class, whose `open` and `close` are other functions). False with `errno` set otherwise.
+private func createOwnerOnly(_ path: String) -> Bool {
+    let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { return false }
+    close(descriptor)
+    return true
 }

@@ -92,6 +92,8 @@ public enum StoreSchema {
         UPDATE events SET install_id = lower(install_id), session_id = lower(session_id), user_id = lower(user_id)
         WHERE install_id GLOB '*[A-F]*' OR session_id GLOB '*[A-F]*' OR user_id GLOB '*[A-F]*';
         """),
+        // Issue 14 §1: the deletion ledger. `user_id` is held only until the store step has run.
+        Migration(version: 3, description: "deletion ledger", sql: DeletionLedgerSchema.sqliteTable),
     ]
 
     public static var currentVersion: Int { migrations.last!.version }

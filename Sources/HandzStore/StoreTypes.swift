@@ -57,10 +57,15 @@ public struct PurgeResult: Sendable, Equatable {
     public var events = 0
     public var rejectedEvents = 0
     public var batches = 0
+    /// Completed deletion requests, and privacy audit rows, older than the cutoff.
+    public var deletionRequests = 0
+    public var auditEntries = 0
 
-    public init(events: Int = 0, rejectedEvents: Int = 0, batches: Int = 0) {
+    public init(events: Int = 0, rejectedEvents: Int = 0, batches: Int = 0, deletionRequests: Int = 0, auditEntries: Int = 0) {
         self.events = events
         self.rejectedEvents = rejectedEvents
         self.batches = batches
+        self.deletionRequests = deletionRequests
+        self.auditEntries = auditEntries
     }
 }

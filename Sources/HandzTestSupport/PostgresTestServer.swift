@@ -13,6 +13,9 @@ public final class PostgresTestServer: @unchecked Sendable {
     let runAsPostgres: Bool
 
     /// The shared server, or the reason it could not start.
+    /// The cluster's data directory (tests look for bytes in its files).
+    public var dataDirectory: URL { directory.appendingPathComponent("data") }
+
     public static let shared: Result<PostgresTestServer, StartFailure> = {
         do { return .success(try PostgresTestServer()) } catch let error as StartFailure { return .failure(error) } catch {
             return .failure(StartFailure(reason: "\(error)"))

@@ -3,6 +3,7 @@ import HandzAnalyticsCore
 import HandzCatalog
 import HandzCompression
 @testable import HandzIngest
+import HandzLifecycle
 import HandzSigning
 import HandzSQLite
 import HandzStore
@@ -54,6 +55,17 @@ import Testing
         func forgetUser(_ userID: String, key: IngestionKey? = nil) async -> IngestResponse {
             let target = RequestSignature.Target(method: "DELETE", path: "/v1/users/\(userID)")
             return await service.forgetUser(userID, headers: headers([], key: key ?? admin, gzip: false, target: target), body: [], target: target)
+        }
+
+        /// `GET /v1/deletions/{requestID}` signed with `key` (the admin key unless given).
+        func deletionStatus(_ requestID: String, key: IngestionKey? = nil) async -> IngestResponse {
+            let target = RequestSignature.Target(method: "GET", path: "/v1/deletions/\(requestID)")
+            return await service.deletionStatus(requestID, headers: headers([], key: key ?? admin, gzip: false, target: target), body: [], target: target)
+        }
+
+        /// What `serve`'s lifecycle service does after a request: the deletion worker's pass.
+        func runDeletionWorker() async throws {
+            _ = try await DeletionWorker(store: store, lake: nil, owner: "test", clock: { Int64(Date().timeIntervalSince1970 * 1000) }).runUntilIdle()
         }
 
         /// `POST /v1/admin/reload` signed with the admin key.
@@ -305,7 +317,7 @@ import Testing
         #expect(fixture.service.health().status == 503)
     }
 
-    @Test("forget-user through the admin route; the catalog reloads through the admin route")
+    @Test("a deletion through the admin route: 202 with a request id, progress at /v1/deletions/{id}, idempotent; the catalog reloads through the admin route")
     func adminRoutes() async throws {
         let fixture = try Fixture()
         let user = "6c1f1e8e-4b7a-4d2b-9a51-3e0c1f2a9b70"
@@ -315,12 +327,26 @@ import Testing
         #expect(await fixture.send([event.json]).status == 200)
         #expect(try fixture.count("SELECT COUNT(*) FROM events WHERE user_id IS NOT NULL") == 1)
         let answer = await fixture.forgetUser(user)
-        #expect(answer.status == 200)
-        #expect(String(decoding: answer.body, as: UTF8.self) == "{\"events_unlinked\":1}")
+        #expect(answer.status == 202)
+        let id = try #require(Self.json(answer)["request_id"] as? String)
+        #expect(Self.json(answer)["state"] as? String == "pending")
+        #expect(!String(decoding: answer.body, as: UTF8.self).contains(user))
+        #expect(try fixture.count("SELECT COUNT(*) FROM events WHERE user_id IS NOT NULL") == 1)  // the worker has not run yet
+        try await fixture.runDeletionWorker()
         #expect(try fixture.count("SELECT COUNT(*) FROM events WHERE user_id IS NOT NULL") == 0)
+        let status = await fixture.deletionStatus(id)
+        #expect(status.status == 200)
+        #expect(Self.json(status)["state"] as? String == "completed" && Self.json(status)["events_deidentified"] as? Int == 1)
+        let again = await fixture.forgetUser(user.uppercased())
+        #expect(again.status == 202 && Self.json(again)["request_id"] as? String == id)
+        #expect(await fixture.deletionStatus("0b0b0b0b-1111-4222-8333-444455556666").status == 404)
+        #expect(await fixture.deletionStatus(id, key: fixture.ingest).status == 403)
+        #expect(await fixture.deletionStatus("not-a-uuid").status == 400)
         let reload = fixture.reloadCatalog()
         #expect(reload.status == 200)
         #expect(fixture.service.health().status == 200)
+        let health = Self.json(fixture.service.health())
+        #expect(health["retention"] as? String == "13mo" && health["pending_deletions"] as? Int == 0)
     }
 
     @Test("error bodies never echo the payload")

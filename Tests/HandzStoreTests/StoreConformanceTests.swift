@@ -18,6 +18,8 @@ import Testing
         let store: any EventStore
         let count: @Sendable (String) throws -> Int64
         let cleanup: @Sendable () -> Void
+        /// SQLite: the database file and its companions (empty for PostgreSQL).
+        var files: [URL] = []
     }
 
     static func subject(_ engine: Engine) async throws -> Subject {
@@ -27,7 +29,8 @@ import Testing
             let path = directory.appendingPathComponent("events.sqlite").path
             let store = try SQLiteEventStore(path: path)
             return Subject(store: store, count: { try SQLiteDatabase(path: path).scalar($0) ?? -1 },
-                           cleanup: { try? FileManager.default.removeItem(at: directory) })
+                           cleanup: { try? FileManager.default.removeItem(at: directory) },
+                           files: ["", "-wal", "-shm"].map { URL(fileURLWithPath: path + $0) })
         case .postgres:
             let server = try PostgresTestServer.shared.get()
             let url = try server.makeDatabase()
@@ -83,21 +86,21 @@ import Testing
         await subject.store.close()
     }
 
-    @Test("forget-user unlinks every event and audits a hash, not the id", arguments: Engine.allCases)
+    @Test("a deletion unlinks every event and audits a hash, not the id", arguments: Engine.allCases)
     func forgetUser(engine: Engine) async throws {
         let subject = try await Self.subject(engine)
         defer { subject.cleanup() }
         let user = "6c1f1e8e-4b7a-4d2b-9a51-3e0c1f2a9b70"
         _ = try await subject.store.append(StoreTests.batch(StoreTests.rows((0..<30).map { (7, UInt64($0)) }, userID: user)))
         _ = try await subject.store.append(StoreTests.batch(StoreTests.rows([(8, 1)], userID: "9d8e7f6a-5b4c-4d3e-8f2a-1b0c9d8e7f6a")))
-        #expect(try await subject.store.forgetUser(user, nowMs: 1_000) == 30)
+        #expect(try await Deleting.forget(subject.store, user).eventsDeidentified == 30)
         #expect(try subject.count("SELECT COUNT(*) FROM events WHERE user_id = '\(user)'") == 0)
         #expect(try subject.count("SELECT COUNT(*) FROM events WHERE user_id IS NULL") == 30)
         #expect(try subject.count("SELECT COUNT(*) FROM privacy_audit WHERE action = 'forget_user' AND subject_hash <> '\(user)' AND rows_affected = 30") == 1)
         await subject.store.close()
     }
 
-    @Test("forget-user matches the id in any case, also rows an older version stored in upper case", arguments: Engine.allCases)
+    @Test("a deletion matches the id in any case, also rows an older version stored in upper case", arguments: Engine.allCases)
     func forgetUserAnyCase(engine: Engine) async throws {
         let subject = try await Self.subject(engine)
         defer { subject.cleanup() }
@@ -105,7 +108,7 @@ import Testing
         // Appended straight to the store, as a node of an older version wrote them: as sent.
         _ = try await subject.store.append(StoreTests.batch(StoreTests.rows((0..<12).map { (9, UInt64($0)) }, userID: user.uppercased())))
         _ = try await subject.store.append(StoreTests.batch(StoreTests.rows((0..<5).map { (10, UInt64($0)) }, userID: user)))
-        #expect(try await subject.store.forgetUser(user.uppercased(), nowMs: 1_000) == 17)
+        #expect(try await Deleting.forget(subject.store, user.uppercased()).eventsDeidentified == 17)
         #expect(try subject.count("SELECT COUNT(*) FROM events WHERE user_id IS NOT NULL") == 0)
         await subject.store.close()
     }

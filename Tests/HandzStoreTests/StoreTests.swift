@@ -78,21 +78,24 @@ import Testing
         }
     }
 
-    @Test("forget-user leaves no row and no byte on disk carrying the user_id; the audit keeps a hash")
+    @Test("a deletion leaves no row and no byte on disk carrying the user_id; the audit keeps a hash")
     func forgetUser() async throws {
         try await withStore { store, directory in
             let user = "6c1f1e8e-4b7a-4d2b-9a51-3e0c1f2a9b70"
             let other = "9d8e7f6a-5b4c-4d3e-8f2a-1b0c9d8e7f6a"
             _ = try await store.append(Self.batch(Self.rows((0..<300).map { (7, UInt64($0)) }, userID: user)))
             _ = try await store.append(Self.batch(Self.rows((0..<10).map { (8, UInt64($0)) }, userID: other)))
-            #expect(try store.forgetUser(user) == 300)
+            let request = try await Deleting.forget(store, user)
+            #expect(request.eventsDeidentified == 300 && request.state == .completed)
             let path = directory.appendingPathComponent("events.sqlite").path
             let database = try SQLiteDatabase(path: path)
             #expect(try database.scalar("SELECT COUNT(*) FROM events WHERE user_id = ?1", [.text(user)]) == 0)
             #expect(try database.scalar("SELECT COUNT(*) FROM events WHERE user_id IS NULL") == 300)
             #expect(try database.scalar("SELECT COUNT(*) FROM events WHERE user_id = ?1", [.text(other)]) == 10)
+            #expect(try database.scalar("SELECT COUNT(*) FROM deletion_requests WHERE user_id IS NOT NULL") == 0)
             #expect(try database.scalar("SELECT rows_affected FROM privacy_audit WHERE action = 'forget_user'") == 300)
             let hash = try database.prepare("SELECT subject_hash FROM privacy_audit").query { $0.text(0) ?? "" }.first ?? ""
+            #expect(hash == request.subjectHash)
             #expect(hash.count == 64 && !hash.contains(user))
             store.closeNow()
             // No file of the store holds the id any more (secure_delete, WAL truncated).

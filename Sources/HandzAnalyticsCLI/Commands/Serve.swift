@@ -85,6 +85,21 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds between lake exports; each re-exports the last two complete hours.")
     var lakeInterval = 300
 
+    @Option(help: "How long data is kept: Nmo (calendar months, UTC), Nd (days), or off (logged as a warning). Applied to events, receipts, quarantine, completed deletion requests, audit rows and lake partitions (CH33-P3).")
+    var retention = RetentionPolicy.default.description
+
+    @Option(help: "Seconds between retention runs.")
+    var retentionInterval = 3_600
+
+    @Option(help: "Seconds between the deletion worker's passes (a new request wakes it at once).")
+    var deletionInterval = 10
+
+    @Option(help: "PostgreSQL: seconds a deletion waits so one VACUUM FULL covers many (default 3600; SQLite needs none).")
+    var deletionVacuumDelay: Int?
+
+    @Option(help: .hidden)
+    var faultLakePauseMs: Int?
+
     func validate() throws {
         guard StoreConfiguration.Synchronous(rawValue: synchronous) != nil else { throw ValidationError("--synchronous must be full or normal") }
         try checkPostgresURL(store)
@@ -96,6 +111,10 @@ struct Serve: AsyncParsableCommand {
         guard maxDbBytes == nil || store == nil else { throw ValidationError("--max-db-bytes applies to the SQLite store; PostgreSQL has its own quotas") }
         guard (maxDbBytes ?? 1 << 20) >= 1 << 20 else { throw ValidationError("--max-db-bytes must be at least 1 MiB (1048576)") }
         guard (maxConnections ?? 16) >= 16 else { throw ValidationError("--max-connections must be at least 16") }
+        guard RetentionPolicy(retention) != nil else { throw ValidationError("--retention must look like 13mo, 400d or off") }
+        guard retentionInterval >= 1, deletionInterval >= 1, (deletionVacuumDelay ?? 0) >= 0 else {
+            throw ValidationError("--retention-interval and --deletion-interval must be at least 1 second, --deletion-vacuum-delay at least 0")
+        }
         guard (0.1...3_600).contains(idleTimeout), (0.1...3_600).contains(bodyTimeout) else {
             throw ValidationError("--idle-timeout and --body-timeout must be 0.1-3600 seconds")
         }
@@ -111,6 +130,11 @@ struct Serve: AsyncParsableCommand {
         options.accessLogPath = accessLog
         options.lakeDirectory = lake
         options.lakeIntervalSeconds = max(1, lakeInterval)
+        options.retention = RetentionPolicy(retention)!
+        options.retentionIntervalSeconds = retentionInterval
+        options.deletionIntervalSeconds = deletionInterval
+        options.deletionVacuumDelaySeconds = deletionVacuumDelay
+        options.faultLakePauseMs = faultLakePauseMs
         options.idleTimeoutSeconds = idleTimeout
         if let maxConnections { options.maxConnections = maxConnections }
         options.metricsPlacement = MetricsPlacement.resolve(metricsListen, ingestHost: host)

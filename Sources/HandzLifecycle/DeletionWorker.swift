@@ -1,0 +1,102 @@
+import HandzLake
+import HandzStore
+
+/// Carries deletion requests to completion (issue 14 §1–§3; CH34 §8.1: 30 days at most, 24 hours
+/// the target). `serve` runs one on every node; `forget-user` runs one inline.
+///
+/// A request moves through three steps, each idempotent, each recorded in the ledger when done:
+/// 1. **store** — the store de-identifies the user's past in one transaction (``Deidentification``)
+///    and forgets the user id it kept for the request;
+/// 2. **old versions** — what still holds the old bytes is reclaimed: SQLite's write-ahead log is
+///    truncated (its pages were zeroed by `secure_delete`); PostgreSQL's dead row versions are
+///    rewritten away by `VACUUM FULL`, batched after `oldVersionsDelayMs`;
+/// 3. **lake** — every partition that held the changed rows is rebuilt from the store and replaced
+///    atomically with a new manifest (``LakeExporter``), by a worker that has the lake.
+///
+/// A worker leases a request before working it, so among nodes sharing one PostgreSQL store exactly
+/// one works a request at a time; a worker that dies (kill -9) loses its lease after `leaseMs` and
+/// another — or the same one restarted — redoes the unfinished steps.
+public struct DeletionWorker: Sendable {
+    public let store: any EventStore
+    /// The lake this worker rewrites, if it has one.
+    public let lake: LakeExporter?
+    /// Who holds a lease: host and process, for the ledger.
+    public let owner: String
+    public var leaseMs: Int64 = 15 * 60_000
+    /// How long a finished store step waits before old versions are reclaimed, so one `VACUUM FULL`
+    /// covers many requests (0 on SQLite, where the step is cheap).
+    public var oldVersionsDelayMs: Int64 = 0
+    /// Fault injection for tests: a pause after each rewritten partition (`serve --fault-lake-pause-ms`).
+    public var pauseAfterPartition: Duration?
+    public var clock: @Sendable () -> Int64
+
+    public init(store: any EventStore, lake: LakeExporter?, owner: String, clock: @escaping @Sendable () -> Int64) {
+        self.store = store
+        self.lake = lake
+        self.owner = owner
+        self.clock = clock
+    }
+
+    /// What one pass over a request did.
+    public struct Outcome: Sendable {
+        public var request: DeletionRequest?
+        public var failure: DeletionFailure?
+    }
+
+    /// Works requests until none can be advanced now (or `limit` passes); returns what each pass did.
+    public func runUntilIdle(limit: Int = 1_000) async throws -> [Outcome] {
+        var outcomes: [Outcome] = []
+        for _ in 0..<limit {
+            let now = clock()
+            guard let claim = try await store.claimDeletion(owner: owner, canRewriteLake: lake != nil,
+                                                            oldVersionsDueMs: now - oldVersionsDelayMs, nowMs: now, leaseMs: leaseMs) else { break }
+            outcomes.append(try await work(claim))
+        }
+        return outcomes
+    }
+
+    /// Advances one leased request as far as this worker can, then settles it.
+    public func work(_ claim: DeletionClaim) async throws -> Outcome {
+        var request = claim.request
+        var failure: DeletionFailure?
+        do {
+            if request.storeStep == .pending {
+                let result = try await store.deidentify(claim, nowMs: clock())
+                request.storeStep = .done
+                request.lakeHours = result.hours
+            }
+            if request.oldVersionsStep == .pending, (request.storeDoneMs ?? clock()) <= clock() - oldVersionsDelayMs {
+                do {
+                    _ = try await store.reclaimOldVersions(nowMs: clock())
+                } catch let denied as DeletionFailure {
+                    failure = denied
+                }
+            }
+            if request.lakeStep == .pending, let lake {
+                do {
+                    let partitions = try await rewriteLake(lake, hours: request.lakeHours)
+                    try await store.finishLakeStep(id: request.id, partitions: partitions)
+                } catch {
+                    failure = .lakeWriteFailed
+                }
+            }
+        } catch {
+            failure = .storeUnavailable
+        }
+        let settled = try await store.settleDeletion(id: request.id, failure: failure, nowMs: clock())
+        return Outcome(request: settled, failure: failure)
+    }
+
+    /// Rebuilds each complete hour's partition from the store (already de-identified); the hour
+    /// still running is left to the lake's own schedule, which exports only complete hours.
+    func rewriteLake(_ lake: LakeExporter, hours: [Int64]) async throws -> Int {
+        let currentHour = Deidentification.hour(clock())
+        var written = 0
+        for hour in hours where hour < currentHour {
+            let summary = try await lake.export(from: store, receivedFromMs: hour * LakePartition.hourMs, toMs: (hour + 1) * LakePartition.hourMs)
+            written += summary.written + summary.removed
+            if let pauseAfterPartition { try await Task.sleep(for: pauseAfterPartition) }
+        }
+        return written
+    }
+}
