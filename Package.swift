@@ -209,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HandzIngestTests",
-            dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzLifecycle", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI", "HandzCatalogReleases"]
+            dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzLifecycle", "HandzLake", "HandzSQLite", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI", "HandzCatalogReleases"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -22,7 +22,9 @@ public struct DeletionWorker: Sendable {
     public let lake: LakeExporter?
     /// Who holds a lease: host and process, for the ledger.
     public let owner: String
-    public var leaseMs: Int64 = 15 * 60_000
+    /// How long a lease lasts; the worker renews it after every partition, so it only has to
+    /// outlast one step of work. A worker that died frees its requests after this long.
+    public var leaseMs: Int64 = 5 * 60_000
     /// How long a finished store step waits before old versions are reclaimed, so one `VACUUM FULL`
     /// covers many requests (0 on SQLite, where the step is cheap).
     public var oldVersionsDelayMs: Int64 = 0
@@ -74,7 +76,7 @@ public struct DeletionWorker: Sendable {
             }
             if request.lakeStep == .pending, let lake {
                 do {
-                    let partitions = try await rewriteLake(lake, hours: request.lakeHours)
+                    let partitions = try await rewriteLake(lake, hours: request.lakeHours, requestID: request.id)
                     try await store.finishLakeStep(id: request.id, partitions: partitions)
                 } catch {
                     failure = .lakeWriteFailed
@@ -87,15 +89,18 @@ public struct DeletionWorker: Sendable {
         return Outcome(request: settled, failure: failure)
     }
 
+    struct LeaseLost: Error {}
+
     /// Rebuilds each complete hour's partition from the store (already de-identified); the hour
     /// still running is left to the lake's own schedule, which exports only complete hours.
-    func rewriteLake(_ lake: LakeExporter, hours: [Int64]) async throws -> Int {
+    func rewriteLake(_ lake: LakeExporter, hours: [Int64], requestID: String) async throws -> Int {
         let currentHour = Deidentification.hour(clock())
         var written = 0
         for hour in hours where hour < currentHour {
             let summary = try await lake.export(from: store, receivedFromMs: hour * LakePartition.hourMs, toMs: (hour + 1) * LakePartition.hourMs)
             written += summary.written + summary.removed
             if let pauseAfterPartition { try await Task.sleep(for: pauseAfterPartition) }
+            guard try await store.renewDeletionLease(id: requestID, owner: owner, untilMs: clock() + leaseMs) else { throw LeaseLost() }
         }
         return written
     }

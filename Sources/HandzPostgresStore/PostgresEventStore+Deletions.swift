@@ -181,6 +181,14 @@ extension PostgresEventStore {
         }
     }
 
+    public func renewDeletionLease(id: String, owner: String, untilMs: Int64) async throws -> Bool {
+        var renewed = 0
+        for try await count in try await client.query(
+            "WITH renewed AS (UPDATE deletion_requests SET lease_until_ms = \(untilMs) WHERE request_id = \(id) AND lease_owner = \(owner) RETURNING 1) SELECT COUNT(*)::BIGINT FROM renewed",
+            logger: logger).decode(Int64.self) { renewed = Int(count) }
+        return renewed == 1
+    }
+
     public func finishLakeStep(id: String, partitions: Int) async throws {
         _ = try await client.query(
             "UPDATE deletion_requests SET lake_step = 'done', partitions_rewritten = partitions_rewritten + \(Int64(partitions)), last_error = NULL WHERE request_id = \(id)",

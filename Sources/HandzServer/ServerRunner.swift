@@ -56,6 +56,9 @@ public struct ServerOptions: Sendable {
     /// PostgreSQL: seconds a finished store step waits so one `VACUUM FULL` covers many requests
     /// (nil: 3,600 on PostgreSQL, 0 on SQLite, where the step is a cheap checkpoint).
     public var deletionVacuumDelaySeconds: Int?
+    /// How long a deletion worker's lease lasts before another node (or this one, restarted) may
+    /// take the request over.
+    public var deletionLeaseSeconds = 300
     /// Fault injection for tests: the deletion worker pauses this long after each lake partition.
     public var faultLakePauseMs: Int?
 
@@ -128,6 +131,7 @@ public enum ServerRunner {
                                     clock: { Int64(Date().timeIntervalSince1970 * 1000) })
         worker.oldVersionsDelayMs = Int64(options.deletionVacuumDelaySeconds ?? (options.storeURL == nil ? 0 : 3_600)) * 1000
         worker.pauseAfterPartition = options.faultLakePauseMs.map { .milliseconds($0) }
+        worker.leaseMs = Int64(options.deletionLeaseSeconds) * 1000
         services.append(LifecycleService(
             worker: worker, retention: RetentionRunner(store: store, lake: lakeExporter, policy: options.retention), service: service,
             deletionInterval: .seconds(options.deletionIntervalSeconds), retentionInterval: .seconds(options.retentionIntervalSeconds), logger: logger))

@@ -35,6 +35,8 @@ public protocol EventStore: AnyObject, Sendable {
     /// Reclaims old row versions for every request whose store step ran by `nowMs`; returns how many
     /// requests that finished. Throws ``DeletionFailure/vacuumNotPermitted`` when the role may not.
     func reclaimOldVersions(nowMs: Int64) async throws -> Int
+    /// Extends `owner`'s lease during long work; false when the lease is no longer `owner`'s.
+    func renewDeletionLease(id: String, owner: String, untilMs: Int64) async throws -> Bool
     func finishLakeStep(id: String, partitions: Int) async throws
     /// Completes the request when every step is finished and releases its lease.
     func settleDeletion(id: String, failure: DeletionFailure?, nowMs: Int64) async throws -> DeletionRequest?
@@ -89,6 +91,10 @@ extension SQLiteEventStore: EventStore {
     public func reclaimOldVersions(nowMs: Int64) async throws -> Int { try await off { try self.reclaimOldVersionsNow(nowMs: nowMs) } }
 
     public func finishLakeStep(id: String, partitions: Int) async throws { try await off { try self.finishLakeStepNow(id: id, partitions: partitions) } }
+
+    public func renewDeletionLease(id: String, owner: String, untilMs: Int64) async throws -> Bool {
+        try await off { try self.renewDeletionLeaseNow(id: id, owner: owner, untilMs: untilMs) }
+    }
 
     public func settleDeletion(id: String, failure: DeletionFailure?, nowMs: Int64) async throws -> DeletionRequest? {
         try await off { try self.settleDeletionNow(id: id, failure: failure, nowMs: nowMs) }

@@ -161,6 +161,15 @@ extension SQLiteEventStore {
         }
     }
 
+    /// Extends `owner`'s lease on a request; false when another worker holds it now.
+    public func renewDeletionLeaseNow(id: String, owner: String, untilMs: Int64) throws -> Bool {
+        try withConnection { database in
+            try database.prepare("UPDATE deletion_requests SET lease_until_ms = ?1 WHERE request_id = ?2 AND lease_owner = ?3")
+                .run([.integer(untilMs), .text(id), .text(owner)])
+            return database.changes == 1
+        }
+    }
+
     /// The lake step is done: `partitions` were rewritten.
     public func finishLakeStepNow(id: String, partitions: Int) throws {
         try withConnection { database in

@@ -97,6 +97,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PostgreSQL: seconds a deletion waits so one VACUUM FULL covers many (default 3600; SQLite needs none).")
     var deletionVacuumDelay: Int?
 
+    @Option(help: "Seconds a deletion worker's lease lasts (renewed while it works): after a crash, the request is taken over this long later.")
+    var deletionLease = 300
+
     @Option(help: .hidden)
     var faultLakePauseMs: Int?
 
@@ -112,7 +115,7 @@ struct Serve: AsyncParsableCommand {
         guard (maxDbBytes ?? 1 << 20) >= 1 << 20 else { throw ValidationError("--max-db-bytes must be at least 1 MiB (1048576)") }
         guard (maxConnections ?? 16) >= 16 else { throw ValidationError("--max-connections must be at least 16") }
         guard RetentionPolicy(retention) != nil else { throw ValidationError("--retention must look like 13mo, 400d or off") }
-        guard retentionInterval >= 1, deletionInterval >= 1, (deletionVacuumDelay ?? 0) >= 0 else {
+        guard retentionInterval >= 1, deletionInterval >= 1, deletionLease >= 1, (deletionVacuumDelay ?? 0) >= 0 else {
             throw ValidationError("--retention-interval and --deletion-interval must be at least 1 second, --deletion-vacuum-delay at least 0")
         }
         guard (0.1...3_600).contains(idleTimeout), (0.1...3_600).contains(bodyTimeout) else {
@@ -135,6 +138,7 @@ struct Serve: AsyncParsableCommand {
         options.deletionIntervalSeconds = deletionInterval
         options.deletionVacuumDelaySeconds = deletionVacuumDelay
         options.faultLakePauseMs = faultLakePauseMs
+        options.deletionLeaseSeconds = deletionLease
         options.idleTimeoutSeconds = idleTimeout
         if let maxConnections { options.maxConnections = maxConnections }
         options.metricsPlacement = MetricsPlacement.resolve(metricsListen, ingestHost: host)
