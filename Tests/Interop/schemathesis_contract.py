@@ -157,7 +157,7 @@ CHECKS = [
     response_schema_conformance,
 ]
 
-ADMIN_PATHS = ("/v1/users/", "/v1/admin/")
+ADMIN_PATHS = ("/v1/users/", "/v1/admin/", "/v1/deletions/")
 
 
 # --- Keys ------------------------------------------------------------------------------------
@@ -506,9 +506,15 @@ def test_scenario_client_config_etag():
 def test_scenario_forget_user():
     user = "33d34a5b-8eb3-4906-90dd-99d996df829f"
     ok = checked("/v1/users/{user_id}", "DELETE", send("DELETE", f"/v1/users/{user.upper()}"), "upper-case id")
-    assert ok.status_code == 200 and ok.json()["events_unlinked"] >= 0
+    assert ok.status_code == 202 and ok.json()["state"] in ("pending", "completed")
+    again = checked("/v1/users/{user_id}", "DELETE", send("DELETE", f"/v1/users/{user}"), "repeated")
+    assert again.status_code == 202 and again.json()["request_id"] == ok.json()["request_id"]
     bad = checked("/v1/users/{user_id}", "DELETE", send("DELETE", "/v1/users/not-a-uuid"), "not a UUID")
     assert bad.status_code == 400
+    status = checked("/v1/deletions/{request_id}", "GET", send("GET", f"/v1/deletions/{ok.json()['request_id']}"), "known id")
+    assert status.status_code == 200 and status.json()["request_id"] == ok.json()["request_id"]
+    unknown = checked("/v1/deletions/{request_id}", "GET", send("GET", "/v1/deletions/0b0b0b0b-1111-4222-8333-444455556666"), "unknown id")
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not_found"
 
 
 def test_scenario_declared_body_too_large():
