@@ -8,7 +8,9 @@
 #   3. the lake export of that store, and F0–F4 and every KPI give the same numbers from SQLite
 #      (the same events imported), the PostgreSQL store the nodes wrote, and Spark SQL, ClickHouse
 #      (chdb) and DuckDB reading the lake files;
-#   4. fresh batches sent to both nodes at once in opposite orders: no deadlock, no 503.
+#   4. fresh batches sent to both nodes at once in opposite orders: no deadlock, no 503;
+#   5. a deletion requested on one node is completed by the other (issue 14): node 2 is restarted
+#      as the lake's node, so the lake step can only be its own.
 # Installs what it needs (scripts/lib/engines.sh); run by scripts/test.sh (and so by .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,10 +38,11 @@ STORE_DSN="host=127.0.0.1 port=$PG_PORT user=handz dbname=handz_events"
 # --- Guide step 3: N nodes, each `serve --store postgres://…` behind the load balancer.
 # Rate limits are per node: with N nodes a key may send up to N times --key-events-per-second.
 declare -a PIDS PORTS
-start_node() {  # $1 = node number
+start_node() {  # $1 = node number, then extra serve options
   local n="$1" port="${PORTS[$1]:-0}"
+  shift
   (cd "$RUN" && exec "$BIN" serve --store "$STORE" --keys "$RUN/handz-keys.json" --catalog "$ROOT/catalog" \
-     --host 127.0.0.1 --port "$port" --install-events-per-second 1000 --log-level warning > "$RUN/node$n.log" 2>&1) &
+     --host 127.0.0.1 --port "$port" --install-events-per-second 1000 --log-level warning "$@" > "$RUN/node$n.log" 2>&1) &
   PIDS[$n]=$!
   for _ in $(seq 1 300); do grep -q "listening on" "$RUN/node$n.log" 2>/dev/null && break; sleep 0.1; done
   PORTS[$n]=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$RUN/node$n.log" | tail -1)
@@ -121,4 +124,14 @@ timeout 1800 "$PY" Tests/Interop/engine_agreement.py --binary "$BIN" --db "$RUN/
 # Last, because its fresh events would change the numbers proof 3 compares. Key 2 (key 1 is revoked).
 "$PY" Tests/Interop/cluster_load.py --events "$RUN/events.ndjson" --nodes "$NODES" --key-file "$RUN/app-key-2.json" \
   --postgres "$STORE_DSN" --batch 1000 --overlap 8
+
+# --- Proof 5 (issue 14): node 2 becomes the lake's node (`serve --lake`, as the guide says: one
+# node), with no batching delay for VACUUM FULL; a deletion sent to node 1 is finished by node 2.
+"$BIN" keys create --keys "$RUN/handz-keys.json" --scope admin --client-key-out "$RUN/admin-key.json" >/dev/null
+"$BIN" export lake --store "$STORE" --from 2026-01-01 --to "$next_hour" --out "$RUN/lake-live" >/dev/null
+kill -TERM "${PIDS[2]}"; wait "${PIDS[2]}" 2>/dev/null || true
+start_node 2 --lake "$RUN/lake-live" --lake-interval 3600 --deletion-interval 1 --deletion-vacuum-delay 0
+sleep 2   # keys files are re-read within a second
+timeout 300 "$PY" Tests/Interop/cluster_deletion.py --request-node "http://127.0.0.1:${PORTS[1]}" --status-node "http://127.0.0.1:${PORTS[2]}" \
+  --admin-key-file "$RUN/admin-key.json" --postgres "$STORE_DSN" --lake "$RUN/lake-live"
 echo "cluster check: $((SECONDS - started)) s"

@@ -91,12 +91,15 @@ public struct DeletionWorker: Sendable {
 
     struct LeaseLost: Error {}
 
-    /// Rebuilds each complete hour's partition from the store (already de-identified); the hour
-    /// still running is left to the lake's own schedule, which exports only complete hours.
+    /// Rebuilds each complete hour's partition from the store (already de-identified). An hour
+    /// still running is rebuilt only if a partition of it is already on disk (a manual `export
+    /// lake --to` the next hour writes one); otherwise the lake's own schedule, which exports
+    /// complete hours only, writes it later from the de-identified store.
     func rewriteLake(_ lake: LakeExporter, hours: [Int64], requestID: String) async throws -> Int {
         let currentHour = Deidentification.hour(clock())
+        let onDisk = Set(try lake.existingPartitions().map { $0.startMs / LakePartition.hourMs })
         var written = 0
-        for hour in hours where hour < currentHour {
+        for hour in hours where hour < currentHour || onDisk.contains(hour) {
             let summary = try await lake.export(from: store, receivedFromMs: hour * LakePartition.hourMs, toMs: (hour + 1) * LakePartition.hourMs)
             written += summary.written + summary.removed
             if let pauseAfterPartition { try await Task.sleep(for: pauseAfterPartition) }

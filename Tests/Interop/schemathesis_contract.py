@@ -139,6 +139,9 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
 )
 from urllib3.util.url import _encode_target  # noqa: E402  (what urllib3 puts on the request line)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from signing import hz2_signature  # noqa: E402
+
 BASE_URL = _env("URL", "http://127.0.0.1:8080")
 SCHEMA_PATH = _env("SCHEMA", os.path.join(os.path.dirname(__file__), "..", "..", "openapi.yaml"))
 KEYS_PATH = _env("KEYS", "")
@@ -188,11 +191,6 @@ KEYS = load_keys(KEYS_PATH) if KEYS_PATH else {}
 
 
 # --- Signing ---------------------------------------------------------------------------------
-
-def hz2_signature(secret: bytes, ts: int, method: str, path: str, query: str, body: bytes) -> str:
-    message = f"HZ2\n{method}\n{path}\n{query}\n{ts}\n".encode() + body
-    return hmac.new(secret, message, hashlib.sha256).hexdigest()
-
 
 def hz1_signature(secret: bytes, ts: int, body: bytes) -> str:
     return hmac.new(secret, f"{ts}.".encode() + body, hashlib.sha256).hexdigest()
