@@ -46,10 +46,19 @@ import Testing
         #expect(answer.json?["accepted"] as? Int == 5)
         let (health, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("health"))
         #expect(String(decoding: health, as: UTF8.self).contains("\"store_writable\":true"))
-        let (metrics, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("metrics"))
-        let text = String(decoding: metrics, as: UTF8.self)
+        // Retention and deletion ages (issue 14 §4) appear once the lifecycle service has measured
+        // them, just after start: scraped until then (at most 100 × 100 ms).
+        var text = ""
+        for _ in 0..<100 where !text.contains("handz_deletions_pending") {
+            if !text.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+            let (metrics, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("metrics"))
+            text = String(decoding: metrics, as: UTF8.self)
+        }
         #expect(text.contains("handz_events_total{outcome=\"accepted\"} 5"))
         #expect(text.contains("handz_requests_total{status=\"200\"}"))
+        #expect(text.contains("handz_deletions_pending 0"))
+        #expect(text.contains("handz_oldest_pending_deletion_timestamp_seconds 0"))
+        #expect(text.contains("handz_oldest_event_timestamp_seconds"))
         #expect(!text.contains(try server.ingestKey().id))
     }
 
