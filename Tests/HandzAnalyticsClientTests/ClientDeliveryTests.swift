@@ -50,13 +50,15 @@ import Testing
         configuration.flushInterval = 3_600
         configuration.flushThreshold = 100_000
         // A request stuck on a loaded machine is given up after 10 s (not 30) and retried inside
-        // the 60 s the window is held: a clean-clone CI run saw the client send nothing for the
+        // the window's hold: a clean-clone CI run saw the client send nothing for the
         // whole minute, then one 200 after the window closed.
         configuration.requestTimeout = 10
         let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
         for _ in 0..<10 { client.track(Self.appOpen()) }
         client.flush()
-        let deadline = Date().addingTimeInterval(60)
+        // Held up to 120 s: under the full suite's load on two cores a run (2026-11-25, local)
+        // still saw no request reach the server within 60 s.
+        let deadline = Date().addingTimeInterval(120)
         var renewal = 0
         while !world.batches().contains(where: { $0.status == 503 }), Date() < deadline {
             try await Task.sleep(nanoseconds: 400_000_000)
