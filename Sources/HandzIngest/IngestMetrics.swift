@@ -11,6 +11,8 @@ final class IngestMetrics: Sendable {
     let rateLimitedKey = Counter(label: "handz_rate_limited_total", dimensions: [("scope", "key")])
     let rateLimitedInstall = Counter(label: "handz_rate_limited_total", dimensions: [("scope", "install")])
     let rateLimitedConcurrency = Counter(label: "handz_rate_limited_total", dimensions: [("scope", "concurrency")])
+    /// Accepted events stored without their user_id because that user was deleted (issue 14).
+    let deletedUserIDsDropped = Counter(label: "handz_deleted_user_ids_dropped_total")
     let batchDuration = Metrics.Timer(label: "handz_batch_duration_seconds")
     let commitDuration = Metrics.Timer(label: "handz_store_commit_seconds")
 

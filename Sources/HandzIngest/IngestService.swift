@@ -42,6 +42,8 @@ public final class IngestService: Sendable {
     public let deletionRequested = Locked<(@Sendable () -> Void)?>(nil)
     /// The ages `/health` reports (issue 14 §4), kept current by the server's lifecycle service.
     public let lifecycle = Locked(LifecycleReport())
+    /// Users deleted lately: an event still carrying one's id is stored without it (issue 14).
+    public let deletedSubjects = DeletedSubjects()
 
     public init(catalog: LiveCatalog, store: any EventStore, keys: KeyRing, limits: IngestLimits = IngestLimits(),
                 rateLimits: RateLimits = RateLimits(), logger: Logger = Logger(label: "handz.ingest"),
@@ -175,10 +177,14 @@ public final class IngestService: Sendable {
 
         try checkRateLimits(keyID: key.id, events: envelope.events.count, perInstall: processor.eventsPerInstall, now: now)
 
+        // A deleted user's id arriving late (an offline queue, CH27) is not stored again (issue 14).
+        var rows = processor.rows
+        let scrubbed = deletedSubjects.scrub(&rows)
+        if scrubbed > 0 { metrics.deletedUserIDsDropped.increment(by: scrubbed) }
         let batch = IngestBatch(
             receivedTimeMs: Int64(now.timeIntervalSince1970 * 1000), keyID: key.id, catalogVersion: catalogVersion,
             sentAtMs: envelope.sentAt.map { $0.seconds * 1000 + Int64($0.nanoseconds / 1_000_000) }, bodyBytes: body.count,
-            rows: processor.rows, rejected: processor.rejected
+            rows: rows, rejected: processor.rejected
         )
         let commitStarted = DispatchTime.now().uptimeNanoseconds
         let result: AppendResult
@@ -277,8 +283,11 @@ public final class IngestService: Sendable {
         do {
             _ = try authenticate(headers, target: target, body: body, scope: .admin)
             guard StringFormat.uuid.matches(userID) else { throw RequestError.malformedEnvelope("user_id must be a UUID") }
-            let (request, created) = try await store.requestDeletion(userID: userID.lowercased(), nowMs: Int64(clock().timeIntervalSince1970 * 1000))
+            let nowMs = Int64(clock().timeIntervalSince1970 * 1000)
+            let (request, created) = try await store.requestDeletion(userID: userID.lowercased(), nowMs: nowMs)
             logger.info("deletion requested", metadata: ["request_id": "\(request.id)", "new": "\(created)"])
+            // This node drops the id from late events at once; the others at their next refresh.
+            try? await refreshDeletedSubjects(nowMs: nowMs)
             deletionRequested.withLock { $0?() }
             return finish(.json(202, request.json()))
         } catch let error as RequestError {
@@ -286,6 +295,12 @@ public final class IngestService: Sendable {
         } catch {
             return finish(.error(.storeUnavailable(retryAfterSeconds: 5)))
         }
+    }
+
+    /// Reloads ``deletedSubjects`` from the ledger: requests of the last ``DeletedSubjects/windowMs``.
+    public func refreshDeletedSubjects(nowMs: Int64) async throws {
+        let (salt, hashes) = try await store.deletedSubjects(receivedSinceMs: nowMs - DeletedSubjects.windowMs)
+        deletedSubjects.replace(salt: salt, hashes: hashes)
     }
 
     /// `GET /v1/deletions/{request_id}` (admin scope): one request's progress from the ledger.

@@ -28,6 +28,10 @@ public struct DeletionWorker: Sendable {
     /// How long a finished store step waits before old versions are reclaimed, so one `VACUUM FULL`
     /// covers many requests (0 on SQLite, where the step is cheap).
     public var oldVersionsDelayMs: Int64 = 0
+    /// How long a new request waits before its store step: long enough for every node to have
+    /// refreshed its ``DeletedSubjects`` (the server sets two deletion intervals), so no node
+    /// stores the user's id after the step. 0 for `forget-user` and tests.
+    public var storeStepDelayMs: Int64 = 0
     /// Fault injection for tests: a pause after each rewritten partition (`serve --fault-lake-pause-ms`).
     public var pauseAfterPartition: Duration?
     public var clock: @Sendable () -> Int64
@@ -51,7 +55,8 @@ public struct DeletionWorker: Sendable {
         for _ in 0..<limit {
             let now = clock()
             guard let claim = try await store.claimDeletion(owner: owner, canRewriteLake: lake != nil,
-                                                            oldVersionsDueMs: now - oldVersionsDelayMs, nowMs: now, leaseMs: leaseMs) else { break }
+                                                            oldVersionsDueMs: now - oldVersionsDelayMs, storeDueMs: now - storeStepDelayMs,
+                                                            nowMs: now, leaseMs: leaseMs) else { break }
             outcomes.append(try await work(claim))
         }
         return outcomes

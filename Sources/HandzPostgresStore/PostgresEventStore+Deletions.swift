@@ -54,16 +54,17 @@ extension PostgresEventStore {
         _ = try await client.query("INSERT INTO store_meta(key, value) VALUES ('lake_configured', '1') ON CONFLICT (key) DO NOTHING", logger: logger)
     }
 
-    public func claimDeletion(owner: String, canRewriteLake: Bool, oldVersionsDueMs: Int64, nowMs: Int64, leaseMs: Int64) async throws -> DeletionClaim? {
+    public func claimDeletion(owner: String, canRewriteLake: Bool, oldVersionsDueMs: Int64, storeDueMs: Int64, nowMs: Int64, leaseMs: Int64) async throws -> DeletionClaim? {
         try await client.withTransaction(logger: logger) { connection in
             var bindings = PostgresBindings()
             bindings.append(nowMs)
             bindings.append(canRewriteLake ? 1 : 0)
             bindings.append(oldVersionsDueMs)
+            bindings.append(storeDueMs)
             bindings.append(owner)
             bindings.append(nowMs + leaseMs)
             let sql = """
-                UPDATE deletion_requests SET lease_owner = $4, lease_until_ms = $5, attempts = attempts + 1
+                UPDATE deletion_requests SET lease_owner = $5, lease_until_ms = $6, attempts = attempts + 1
                 WHERE request_id = (SELECT request_id FROM deletion_requests WHERE \(DeletionLedgerSchema.claimableCondition)
                                     ORDER BY received_time_ms LIMIT 1 FOR UPDATE SKIP LOCKED)
                 RETURNING request_id, user_id
@@ -178,6 +179,18 @@ extension PostgresEventStore {
                 SELECT COUNT(*)::BIGINT FROM done
                 """, logger: logger).decode(Int64.self) { finished = Int(count) }
             return finished
+        }
+    }
+
+    public func deletedSubjects(receivedSinceMs sinceMs: Int64) async throws -> (salt: [UInt8], hashes: Set<String>) {
+        try await client.withConnection { connection in
+            let salt = try await Self.salt(connection, logger: self.logger)
+            var hashes = Set<String>()
+            for try await hash in try await connection.query(
+                "SELECT DISTINCT subject_hash FROM deletion_requests WHERE received_time_ms >= \(sinceMs)", logger: self.logger).decode(String.self) {
+                hashes.insert(hash)
+            }
+            return (salt, hashes)
         }
     }
 

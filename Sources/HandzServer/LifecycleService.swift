@@ -33,23 +33,45 @@ struct LifecycleService: Service {
             logger.warning("retention is OFF: stored events, receipts, quarantine and lake partitions are kept forever (CH33-P3 asks for 13, 24 or 36 months)")
         }
         await cancelWhenGracefulShutdown {
-            var nextRetention = ContinuousClock.now
-            var oldestEventKnown = false
-            while !Task.isCancelled {
-                if ContinuousClock.now >= nextRetention {
-                    await applyRetention()
-                    oldestEventKnown = false
-                    nextRetention = ContinuousClock.now + retentionInterval
-                }
-                await workDeletions()
-                // The oldest event changes only when retention runs (new events are received now),
-                // so its full scan runs then, not every tick.
-                await publishStatus(includeOldestEvent: !oldestEventKnown || service.lifecycle.withLock { $0.status.oldestEventMs == nil })
-                oldestEventKnown = true
-                let deadline = ContinuousClock.now + deletionInterval
-                while ContinuousClock.now < deadline, !Task.isCancelled, !wake.withLock({ woken in defer { woken = false }; return woken }) {
-                    try? await Task.sleep(for: .milliseconds(100))
-                }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await refreshDeletedSubjects() }
+                group.addTask { await workAndRetain(wake: wake) }
+            }
+        }
+    }
+
+    /// Keeps the ingest path's ``DeletedSubjects`` current every `deletionInterval`, apart from the
+    /// worker, so a long lake rewrite or `VACUUM FULL` never delays it (the worker's store step
+    /// waits two intervals on that promise).
+    func refreshDeletedSubjects() async {
+        while !Task.isCancelled {
+            do {
+                try await service.refreshDeletedSubjects(nowMs: worker.clock())
+            } catch {
+                logger.warning("could not refresh the deleted users from the ledger; retried at the next tick")
+            }
+            try? await Task.sleep(for: deletionInterval)
+        }
+    }
+
+    /// The deletion worker's passes and the retention runs.
+    func workAndRetain(wake: Locked<Bool>) async {
+        var nextRetention = ContinuousClock.now
+        var oldestEventKnown = false
+        while !Task.isCancelled {
+            if ContinuousClock.now >= nextRetention {
+                await applyRetention()
+                oldestEventKnown = false
+                nextRetention = ContinuousClock.now + retentionInterval
+            }
+            await workDeletions()
+            // The oldest event changes only when retention runs (new events are received now),
+            // so its full scan runs then, not every tick.
+            await publishStatus(includeOldestEvent: !oldestEventKnown || service.lifecycle.withLock { $0.status.oldestEventMs == nil })
+            oldestEventKnown = true
+            let deadline = ContinuousClock.now + deletionInterval
+            while ContinuousClock.now < deadline, !Task.isCancelled, !wake.withLock({ woken in defer { woken = false }; return woken }) {
+                try? await Task.sleep(for: .milliseconds(100))
             }
         }
     }

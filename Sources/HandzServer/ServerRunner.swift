@@ -132,6 +132,9 @@ public enum ServerRunner {
         worker.oldVersionsDelayMs = Int64(options.deletionVacuumDelaySeconds ?? (options.storeURL == nil ? 0 : 3_600)) * 1000
         worker.pauseAfterPartition = options.faultLakePauseMs.map { .milliseconds($0) }
         worker.leaseMs = Int64(options.deletionLeaseSeconds) * 1000
+        worker.storeStepDelayMs = 2 * Int64(options.deletionIntervalSeconds) * 1000
+        // Before the first request is served: the deleted users a late event could still name.
+        try await service.refreshDeletedSubjects(nowMs: worker.clock())
         services.append(LifecycleService(
             worker: worker, retention: RetentionRunner(store: store, lake: lakeExporter, policy: options.retention), service: service,
             deletionInterval: .seconds(options.deletionIntervalSeconds), retentionInterval: .seconds(options.retentionIntervalSeconds), logger: logger))

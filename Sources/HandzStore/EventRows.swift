@@ -185,3 +185,23 @@ public struct AppendResult: Sendable, Equatable {
 
     public init(inserted: [Bool]) { self.inserted = inserted }
 }
+
+extension EventRows {
+    /// Sets `field` to NULL in every row whose value `matches`; returns how many rows changed.
+    /// (The bytes stay in ``bytes``, unreferenced: only spans are bound when rows are stored.)
+    public mutating func nullify(_ field: Field, where matches: (UnsafeRawBufferPointer) -> Bool) -> Int {
+        var changed = 0
+        for row in 0..<count {
+            let base = (row * Self.fieldCount + field.rawValue) * 2
+            let (offset, length) = (Int(spans[base]), Int(spans[base + 1]))
+            guard length >= 0 else { continue }
+            let hit = bytes.withUnsafeBytes { matches(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)])) }
+            if hit {
+                spans[base] = 0
+                spans[base + 1] = -1
+                changed += 1
+            }
+        }
+        return changed
+    }
+}

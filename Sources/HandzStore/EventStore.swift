@@ -29,7 +29,7 @@ public protocol EventStore: AnyObject, Sendable {
     /// Notes that a lake is written from this store: new requests get a lake step.
     func registerLake() async throws
     /// Leases the oldest request this worker can advance; nil when there is none.
-    func claimDeletion(owner: String, canRewriteLake: Bool, oldVersionsDueMs: Int64, nowMs: Int64, leaseMs: Int64) async throws -> DeletionClaim?
+    func claimDeletion(owner: String, canRewriteLake: Bool, oldVersionsDueMs: Int64, storeDueMs: Int64, nowMs: Int64, leaseMs: Int64) async throws -> DeletionClaim?
     /// The store step, in one transaction (``Deidentification``).
     func deidentify(_ claim: DeletionClaim, nowMs: Int64) async throws -> DeidentifyResult
     /// Reclaims old row versions for every request whose store step ran by `nowMs`; returns how many
@@ -40,6 +40,8 @@ public protocol EventStore: AnyObject, Sendable {
     func finishLakeStep(id: String, partitions: Int) async throws
     /// Completes the request when every step is finished and releases its lease.
     func settleDeletion(id: String, failure: DeletionFailure?, nowMs: Int64) async throws -> DeletionRequest?
+    /// The audit salt and the subject hashes of requests received since `sinceMs` (``DeletedSubjects``).
+    func deletedSubjects(receivedSinceMs sinceMs: Int64) async throws -> (salt: [UInt8], hashes: Set<String>)
     /// Pending deletions, and (a full scan: only when asked) the oldest stored event.
     func lifecycleStatus(includeOldestEvent: Bool) async throws -> LifecycleStatus
 }
@@ -80,8 +82,10 @@ extension SQLiteEventStore: EventStore {
 
     public func registerLake() async throws { try await off { try self.registerLakeNow() } }
 
-    public func claimDeletion(owner: String, canRewriteLake: Bool, oldVersionsDueMs: Int64, nowMs: Int64, leaseMs: Int64) async throws -> DeletionClaim? {
-        try await off { try self.claimDeletionNow(owner: owner, canRewriteLake: canRewriteLake, oldVersionsDueMs: oldVersionsDueMs, nowMs: nowMs, leaseMs: leaseMs) }
+    public func claimDeletion(owner: String, canRewriteLake: Bool, oldVersionsDueMs: Int64, storeDueMs: Int64, nowMs: Int64, leaseMs: Int64) async throws -> DeletionClaim? {
+        try await off {
+            try self.claimDeletionNow(owner: owner, canRewriteLake: canRewriteLake, oldVersionsDueMs: oldVersionsDueMs, storeDueMs: storeDueMs, nowMs: nowMs, leaseMs: leaseMs)
+        }
     }
 
     public func deidentify(_ claim: DeletionClaim, nowMs: Int64) async throws -> DeidentifyResult {
@@ -91,6 +95,10 @@ extension SQLiteEventStore: EventStore {
     public func reclaimOldVersions(nowMs: Int64) async throws -> Int { try await off { try self.reclaimOldVersionsNow(nowMs: nowMs) } }
 
     public func finishLakeStep(id: String, partitions: Int) async throws { try await off { try self.finishLakeStepNow(id: id, partitions: partitions) } }
+
+    public func deletedSubjects(receivedSinceMs sinceMs: Int64) async throws -> (salt: [UInt8], hashes: Set<String>) {
+        try await off { try self.deletedSubjectsNow(receivedSinceMs: sinceMs) }
+    }
 
     public func renewDeletionLease(id: String, owner: String, untilMs: Int64) async throws -> Bool {
         try await off { try self.renewDeletionLeaseNow(id: id, owner: owner, untilMs: untilMs) }

@@ -46,7 +46,7 @@ extension SQLiteEventStore {
     }
 
     /// Takes the oldest request this worker can advance, under a lease until `nowMs + leaseMs`.
-    public func claimDeletionNow(owner: String, canRewriteLake: Bool, oldVersionsDueMs: Int64, nowMs: Int64, leaseMs: Int64) throws -> DeletionClaim? {
+    public func claimDeletionNow(owner: String, canRewriteLake: Bool, oldVersionsDueMs: Int64, storeDueMs: Int64, nowMs: Int64, leaseMs: Int64) throws -> DeletionClaim? {
         try withConnection { database in
             try database.transaction {
                 let select = try database.prepare("""
@@ -54,7 +54,7 @@ extension SQLiteEventStore {
                     WHERE \(DeletionLedgerSchema.claimableCondition.replacingOccurrences(of: "$", with: "?"))
                     ORDER BY received_time_ms LIMIT 1
                     """)
-                let found: [(String, String?)] = try select.query([.integer(nowMs), .integer(canRewriteLake ? 1 : 0), .integer(oldVersionsDueMs)]) {
+                let found: [(String, String?)] = try select.query([.integer(nowMs), .integer(canRewriteLake ? 1 : 0), .integer(oldVersionsDueMs), .integer(storeDueMs)]) {
                     ($0.text(0) ?? "", $0.text(1))
                 }
                 guard let (id, userID) = found.first else { return nil }
@@ -158,6 +158,18 @@ extension SQLiteEventStore {
                 if attempt < 49 { usleep(20_000) }
             }
             throw StoreError.unavailable("checkpoint stayed busy")
+        }
+    }
+
+    /// The audit salt (created on first use) and the subject hashes of requests received since `sinceMs`.
+    public func deletedSubjectsNow(receivedSinceMs sinceMs: Int64) throws -> (salt: [UInt8], hashes: Set<String>) {
+        try withConnection { database in
+            try database.transaction {
+                let salt = try AuditHash.salt(database)
+                let hashes = try database.prepare("SELECT DISTINCT subject_hash FROM deletion_requests WHERE received_time_ms >= ?1")
+                    .query([.integer(sinceMs)]) { $0.text(0) ?? "" }
+                return (salt, Set(hashes))
+            }
         }
     }
 

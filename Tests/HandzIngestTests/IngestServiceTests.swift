@@ -334,6 +334,17 @@ import Testing
         #expect(try fixture.count("SELECT COUNT(*) FROM events WHERE user_id IS NOT NULL") == 1)  // the worker has not run yet
         try await fixture.runDeletionWorker()
         #expect(try fixture.count("SELECT COUNT(*) FROM events WHERE user_id IS NOT NULL") == 0)
+        // A late event of the deleted user (an offline queue) is stored, without the id; another
+        // user's is stored as sent.
+        var late = EventBuilder("app_open", seed: 10)
+        late["user_id"] = user.uppercased()
+        late["user_state"] = "free"
+        var stranger = EventBuilder("app_open", seed: 11)
+        stranger["user_id"] = "0c0c0c0c-1111-4222-8333-444455556666"
+        stranger["user_state"] = "free"
+        #expect(IngestServiceTests.json(await fixture.send([late.json, stranger.json]))["accepted"] as? Int == 2)
+        #expect(try fixture.count("SELECT COUNT(*) FROM events") == 3)
+        #expect(try fixture.count("SELECT COUNT(*) FROM events WHERE user_id IS NOT NULL") == 1)
         let status = await fixture.deletionStatus(id)
         #expect(status.status == 200)
         #expect(Self.json(status)["state"] as? String == "completed" && Self.json(status)["events_deidentified"] as? Int == 1)

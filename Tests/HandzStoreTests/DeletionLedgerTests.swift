@@ -180,12 +180,17 @@ enum Deleting {
         defer { subject.cleanup() }
         try await Self.fill(subject.store)
         _ = try await subject.store.requestDeletion(userID: Self.other, nowMs: Self.requestMs)
-        let first = try await subject.store.claimDeletion(owner: "node-1", canRewriteLake: false, oldVersionsDueMs: Self.requestMs, nowMs: Self.requestMs, leaseMs: 60_000)
+        // The store step waits until every node can know of the request (DeletedSubjects).
+        let early = try await subject.store.claimDeletion(owner: "node-1", canRewriteLake: false, oldVersionsDueMs: Self.requestMs,
+                                                          storeDueMs: Self.requestMs - 1, nowMs: Self.requestMs, leaseMs: 60_000)
+        #expect(early == nil)
+        let first = try await subject.store.claimDeletion(owner: "node-1", canRewriteLake: false, oldVersionsDueMs: Self.requestMs,
+                                                          storeDueMs: Self.requestMs, nowMs: Self.requestMs, leaseMs: 60_000)
         #expect(first?.owner == "node-1" && first?.userID == Self.other)
-        let second = try await subject.store.claimDeletion(owner: "node-2", canRewriteLake: false, oldVersionsDueMs: Self.requestMs, nowMs: Self.requestMs + 59_999, leaseMs: 60_000)
+        let second = try await subject.store.claimDeletion(owner: "node-2", canRewriteLake: false, oldVersionsDueMs: Self.requestMs, storeDueMs: Self.requestMs, nowMs: Self.requestMs + 59_999, leaseMs: 60_000)
         #expect(second == nil)
         // node-1 died: after its lease, node-2 takes the request and finishes it.
-        let taken = try await subject.store.claimDeletion(owner: "node-2", canRewriteLake: false, oldVersionsDueMs: Self.requestMs, nowMs: Self.requestMs + 60_001, leaseMs: 60_000)
+        let taken = try await subject.store.claimDeletion(owner: "node-2", canRewriteLake: false, oldVersionsDueMs: Self.requestMs, storeDueMs: Self.requestMs, nowMs: Self.requestMs + 60_001, leaseMs: 60_000)
         #expect(taken?.request.attempts == 2)
         let finished = try await Deleting.worker(subject.store, clockMs: Self.requestMs + 100_000).runUntilIdle()
         #expect(finished.isEmpty)  // still leased by node-2

@@ -201,7 +201,7 @@ import Testing
         try await store.registerLake()
         let (request, created) = try await store.requestDeletion(userID: Self.user, nowMs: now)
         #expect(created)
-        let claimed = try await store.claimDeletion(owner: "roles-test", canRewriteLake: false, oldVersionsDueMs: now, nowMs: now, leaseMs: 60_000)
+        let claimed = try await store.claimDeletion(owner: "roles-test", canRewriteLake: false, oldVersionsDueMs: now, storeDueMs: now, nowMs: now, leaseMs: 60_000)
         let claim = try #require(claimed)
         #expect(claim.request.id == request.id && claim.userID == Self.user)
         let result = try await store.deidentify(claim, nowMs: now)

@@ -38,10 +38,11 @@ public enum DeletionLedgerSchema {
     }
 
     /// Where a worker may take a request: pending, not leased by another worker, and with a step
-    /// this worker can do now. Binds: 1 now, 2 may rewrite the lake (0/1), 3 old versions due before.
+    /// this worker can do now. Binds: 1 now, 2 may rewrite the lake (0/1), 3 old versions due
+    /// before, 4 store step due for requests received before.
     public static let claimableCondition = """
         state = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms < $1)
-        AND (store_step = 'pending'
+        AND ((store_step = 'pending' AND received_time_ms <= $4)
              OR (lake_step = 'pending' AND $2 = 1 AND store_step <> 'pending')
              OR (old_versions_step = 'pending' AND store_step <> 'pending' AND store_done_ms <= $3))
         """
