@@ -33,20 +33,23 @@ public struct EventImporter {
         self.clock = clock
     }
 
-    /// Imports every non-blank line of `handle` (read in large chunks, never whole).
-    public func importLines(from handle: FileHandle) async throws(StoreError) -> Summary {
+    /// Imports every non-blank line of `handle` (read in large chunks, never whole). `progress` is
+    /// called after each commit with the summary so far and the bytes read.
+    public func importLines(from handle: FileHandle, progress: (Summary, Int) -> Void = { _, _ in }) async throws(StoreError) -> Summary {
         var summary = Summary()
         var validator = EventValidator(catalog: catalog)
         var chunk = LineChunk()
         var carry: [UInt8] = []
         var pending: [IngestBatch] = []
         var atEnd = false
+        var bytesRead = 0
         while !atEnd {
             // A read error is an error, not the end of the file: a truncated import must not pass.
             let data: Data?
             do { data = try handle.read(upToCount: 4 << 20) } catch { throw StoreError.unavailable("cannot read the input") }
             if let data, !data.isEmpty {
                 carry.append(contentsOf: data)
+                bytesRead += data.count
             } else {
                 atEnd = true
                 if !carry.isEmpty { carry.append(0x0A) }
@@ -57,7 +60,10 @@ public struct EventImporter {
                 start = newline + 1
                 if chunk.count == Self.maxLinesPerBatch {
                     pending.append(batch(&chunk, &validator, &summary))
-                    if pending.count == Self.batchesInFlight { try await commit(&pending, &summary) }
+                    if pending.count == Self.batchesInFlight {
+                        try await commit(&pending, &summary)
+                        progress(summary, bytesRead)
+                    }
                 }
             }
             carry.removeFirst(start)

@@ -4,6 +4,7 @@ import HandzAnalysis
 import HandzAnalyticsCore
 import HandzCatalog
 import HandzDashboards
+import HandzIngest
 import HandzQuery
 
 /// `handz-analytics dashboard …`: the CH33 §7 dashboards of `dashboards/`, rendered to a static
@@ -80,11 +81,17 @@ struct DashboardRender: ParsableCommand {
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
         guard (toMs - fromMs) / day <= 3660 else { throw ValidationError("the range is longer than ten years; pass --from and --to") }
         let printTimings = timings
+        let progress = ProgressLine()
+        let total = dashboards.reduce(0) { $0 + $1.panels.count }
+        let done = Locked(0)
         var data = try usage {
             try DashboardRunner.run(dashboards, path: db, catalog: catalog, fromMs: fromMs, toMs: toMs, workers: workers) { dashboard, panel, seconds in
                 if printTimings { FileHandle.standardError.write(Data(String(format: "%7.3f s  %@/%@\n", seconds, dashboard.id, panel.id).utf8)) }
+                let finished = done.withLock { count in count += 1; return count }
+                progress.update("rendering: \(finished)/\(total) panels, \(String(format: "%.0f", Date().timeIntervalSince(started))) s")
             }
         }
+        progress.finish()
         // Funnel panels over several catalog versions say what some could not send
         // (docs/catalog-releases.md, "Analysis across versions").
         let versions = try store.catalogVersions(fromMs: fromMs, toMs: toMs)

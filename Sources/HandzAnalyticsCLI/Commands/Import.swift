@@ -33,12 +33,21 @@ struct Import: AsyncParsableCommand {
         configuration.synchronous = .normal
         let store = try SQLiteEventStore(path: db, configuration: configuration)
         let summary: EventImporter.Summary
+        let progress = ProgressLine()
+        let totalBytes = file == "-" ? nil : (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
+        let started = Date()
         do {
-            summary = try await EventImporter(store: store, catalog: catalog).importLines(from: handle)
+            summary = try await EventImporter(store: store, catalog: catalog).importLines(from: handle) { sofar, bytes in
+                let share = totalBytes.map { $0 > 0 ? String(format: " (%.0f%%)", 100 * Double(bytes) / Double($0)) : "" } ?? ""
+                let rate = Double(sofar.lines) / max(0.001, Date().timeIntervalSince(started))
+                progress.update("importing: \(sofar.lines) lines\(share), \(sofar.accepted) accepted, \(sofar.rejected) rejected, \(Int(rate)) lines/s")
+            }
         } catch {
+            progress.finish()
             await store.close()
             throw error
         }
+        progress.finish()
         await store.close()
         var json = JSONText()
         json.beginObject()

@@ -1,0 +1,30 @@
+import Foundation
+import HandzTestSupport
+import Testing
+
+/// Long commands show progress on standard error (issue 15 §5): plain lines when it is not a
+/// terminal (as here), the result alone on standard output, counts only — never a value.
+@Suite(.serialized) struct ProgressOutputTests {
+    @Test("import and dashboard render report progress on standard error, counts only; standard output keeps the result")
+    func progressLines() throws {
+        let directory = try temporaryDirectory("handz-progress")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let events = directory.appendingPathComponent("events.ndjson").path
+        let db = directory.appendingPathComponent("events.sqlite").path
+        #expect(try CommandRunner.run(["simulate", "--installs", "80", "--days", "14", "--seed", "11", "--out", events]).status == 0)
+        let imported = try CommandRunner.run(["import", "--db", db, events])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        // The first report comes after the first commit (4 batches of 1,000 lines), then every 10 s.
+        let importLines = imported.stderr.split(separator: "\n")
+        #expect(importLines.first?.hasPrefix("importing: 4000 lines (") == true, "\(imported.stderr)")
+        #expect(importLines.allSatisfy { $0.wholeMatch(of: /importing: \d+ lines \(\d+%\), \d+ accepted, \d+ rejected, \d+ lines\/s/) != nil })
+        #expect((try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [String: Any])?["lines"] is Int)
+
+        let rendered = try CommandRunner.run(["dashboard", "render", "--db", db, "--out", directory.appendingPathComponent("report").path])
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let renderLines = rendered.stderr.split(separator: "\n")
+        #expect(renderLines.first?.hasPrefix("rendering: 1/38 panels") == true, "\(rendered.stderr)")
+        #expect(renderLines.allSatisfy { $0.wholeMatch(of: /rendering: \d+\/\d+ panels, \d+ s/) != nil })
+        #expect((try JSONSerialization.jsonObject(with: Data(rendered.stdout.utf8)) as? [String: Any])?["panels"] as? Int == 38)
+    }
+}
