@@ -41,6 +41,15 @@ public struct LakeExporter: Sendable {
     }
 
     public func export(from store: any EventStore, receivedFromMs: Int64, toMs: Int64) async throws -> LakeExportSummary {
+        // One writer at a time per lake, across processes too: the scheduled export of `serve
+        // --lake` must not rename a partition it read before a deletion over the one the deletion
+        // worker just rewrote (issue 14).
+        let lock = try await LakeWriteLock.acquire(root)
+        defer { lock.release() }
+        return try await exportLocked(from: store, receivedFromMs: receivedFromMs, toMs: toMs)
+    }
+
+    func exportLocked(from store: any EventStore, receivedFromMs: Int64, toMs: Int64) async throws -> LakeExportSummary {
         let fromMs = LakePartition.floorHour(receivedFromMs)
         let endMs = LakePartition.floorHour(toMs) == toMs ? toMs : LakePartition.floorHour(toMs) + LakePartition.hourMs
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -186,7 +195,9 @@ extension LakeExporter {
     /// Deletes every partition that ends at or before `cutoffMs` (retention, issue 14 §4). Each
     /// goes at once for readers: its directory is first renamed to a hidden name, then removed;
     /// a day directory left empty is removed too. Returns the partitions removed.
-    public func removePartitions(endingBy cutoffMs: Int64) throws -> Int {
+    public func removePartitions(endingBy cutoffMs: Int64) async throws -> Int {
+        let lock = try await LakeWriteLock.acquire(root)
+        defer { lock.release() }
         let manager = FileManager.default
         var removed = 0
         for partition in try existingPartitions() where partition.endMs <= cutoffMs {
@@ -200,4 +211,28 @@ extension LakeExporter {
         }
         return removed
     }
+}
+
+/// An exclusive `flock` on `.lake.lock` in the lake's root, held while partitions are written or
+/// removed. Waits by polling (every 50 ms) so no thread blocks; released on close, and by the
+/// kernel if the process dies.
+struct LakeWriteLock {
+    let descriptor: Int32
+
+    static func acquire(_ root: URL) async throws -> LakeWriteLock {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let descriptor = open(root.appendingPathComponent(".lake.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw LakeError.cannotWrite(".lake.lock") }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            do {
+                try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                close(descriptor)
+                throw error
+            }
+        }
+        return LakeWriteLock(descriptor: descriptor)
+    }
+
+    func release() { close(descriptor) }
 }

@@ -29,7 +29,7 @@ public struct RetentionRunner: Sendable {
         let purged = try await store.purge(receivedBeforeMs: cutoff, nowMs: nowMs)
         var outcome = Outcome(cutoffMs: cutoff, store: purged)
         if let lake {
-            outcome.lakePartitionsRemoved = try lake.removePartitions(endingBy: cutoff)
+            outcome.lakePartitionsRemoved = try await lake.removePartitions(endingBy: cutoff)
             let straddling = LakePartition(containing: cutoff)
             if straddling.startMs < cutoff, try lake.existingPartitions().contains(straddling) {
                 _ = try await lake.export(from: store, receivedFromMs: straddling.startMs, toMs: straddling.endMs)
