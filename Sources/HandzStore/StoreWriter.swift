@@ -32,7 +32,10 @@ final class StoreWriter: @unchecked Sendable {
         insertEvent = try database.prepare("INSERT OR IGNORE INTO events(\(columns.joined(separator: ", "))) VALUES (\((1...columns.count).map { "?\($0)" }.joined(separator: ", ")))")
         insertRejected = try database.prepare("INSERT INTO rejected_events(received_time_ms, key_id, event_name, error_codes, errors, byte_size) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         insertBatch = try database.prepare("INSERT INTO batches(received_time_ms, key_id, sent_at_ms, events, accepted, duplicates, rejected, body_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
-        let thread = Thread { [unowned self] in self.run() }
+        // A strong reference: the thread keeps the writer alive until `close()` lets `run()`
+        // return. With `unowned`, a store opened and dropped at once (`handz-analytics stats`) could
+        // be freed before the thread's first read of `self` — a crash CI caught (3 in 30 runs here).
+        let thread = Thread { [self] in self.run() }
         thread.name = "handz-store-writer"
         self.thread = thread
         thread.start()

@@ -41,7 +41,9 @@ struct Stats: ParsableCommand {
     }
 
     func run() throws {
-        let stats = try store.open().stats(fromMs: from.flatMap(parseUTC) ?? .min, toMs: to.flatMap(parseUTC) ?? .max)
+        let opened = try store.open()
+        defer { opened.closeNow() }
+        let stats = try opened.stats(fromMs: from.flatMap(parseUTC) ?? .min, toMs: to.flatMap(parseUTC) ?? .max)
         var json = JSONText()
         json.beginObject()
         json.field("requests", stats.requests)
