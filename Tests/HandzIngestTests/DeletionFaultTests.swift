@@ -62,7 +62,9 @@ import Testing
         let arguments = ["--lake", lake.path, "--lake-interval", "3600", "--deletion-interval", "1", "--deletion-lease", "2"]
 
         // 1. The request is recorded and the worker starts; kill -9 once some partitions changed.
-        let server = try ServerProcess(directory: directory, arguments: arguments + ["--fault-lake-pause-ms", "1500"])
+        // 4 s between partitions: a full `swift test` on two cores once starved this polling task
+        // long enough (1.5 s pauses) to find all five rewritten at its first look.
+        let server = try ServerProcess(directory: directory, arguments: arguments + ["--fault-lake-pause-ms", "4000"])
         var client = IngestHTTPClient(baseURL: server.baseURL, key: admin)
         var timestamp = Int64(Date().timeIntervalSince1970)
         func nextTimestamp() -> Int64 { timestamp += 1; return timestamp }  // admin signatures are single-use
@@ -70,7 +72,7 @@ import Testing
         #expect(accepted.status == 202)
         let id = try #require(accepted.json?["request_id"] as? String)
         var changed = 0
-        for _ in 0..<200 where changed == 0 {
+        for _ in 0..<600 where changed == 0 {
             changed = Self.manifests(lake).filter { before[$0.key] != $0.value }.count
             if changed == 0 { try await Task.sleep(for: .milliseconds(50)) }
         }
