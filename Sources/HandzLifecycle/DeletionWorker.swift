@@ -32,8 +32,9 @@ public struct DeletionWorker: Sendable {
     /// refreshed its ``DeletedSubjects`` (the server sets two deletion intervals), so no node
     /// stores the user's id after the step. 0 for `forget-user` and tests.
     public var storeStepDelayMs: Int64 = 0
-    /// Fault injection for tests: a pause after each rewritten partition (`serve --fault-lake-pause-ms`).
-    public var pauseAfterPartition: Duration?
+    /// Fault injection for tests: called with the count of partitions rewritten so far, after
+    /// each (`serve --fault-kill-after-partitions` kills the process there).
+    public var afterPartition: (@Sendable (Int) async -> Void)?
     public var clock: @Sendable () -> Int64
 
     public init(store: any EventStore, lake: LakeExporter?, owner: String, clock: @escaping @Sendable () -> Int64) {
@@ -107,8 +108,8 @@ public struct DeletionWorker: Sendable {
         for hour in hours where hour < currentHour || onDisk.contains(hour) {
             let summary = try await lake.export(from: store, receivedFromMs: hour * LakePartition.hourMs, toMs: (hour + 1) * LakePartition.hourMs)
             written += summary.written + summary.removed
-            if let pauseAfterPartition { try await Task.sleep(for: pauseAfterPartition) }
             guard try await store.renewDeletionLease(id: requestID, owner: owner, untilMs: clock() + leaseMs) else { throw LeaseLost() }
+            await afterPartition?(written)
         }
         return written
     }

@@ -59,8 +59,9 @@ public struct ServerOptions: Sendable {
     /// How long a deletion worker's lease lasts before another node (or this one, restarted) may
     /// take the request over.
     public var deletionLeaseSeconds = 300
-    /// Fault injection for tests: the deletion worker pauses this long after each lake partition.
-    public var faultLakePauseMs: Int?
+    /// Fault injection for tests: the process kills itself (SIGKILL, as `kill -9` would) once the
+    /// deletion worker has rewritten this many lake partitions.
+    public var faultKillAfterPartitions: Int?
 
     public init(catalogDirectory: String) { self.catalogDirectory = catalogDirectory }
 }
@@ -130,7 +131,9 @@ public enum ServerRunner {
         var worker = DeletionWorker(store: store, lake: lakeExporter, owner: "\(ProcessInfo.processInfo.hostName)/\(getpid())",
                                     clock: { Int64(Date().timeIntervalSince1970 * 1000) })
         worker.oldVersionsDelayMs = Int64(options.deletionVacuumDelaySeconds ?? (options.storeURL == nil ? 0 : 3_600)) * 1000
-        worker.pauseAfterPartition = options.faultLakePauseMs.map { .milliseconds($0) }
+        if let limit = options.faultKillAfterPartitions {
+            worker.afterPartition = { written in if written >= limit { kill(getpid(), SIGKILL) } }
+        }
         worker.leaseMs = Int64(options.deletionLeaseSeconds) * 1000
         worker.storeStepDelayMs = 2 * Int64(options.deletionIntervalSeconds) * 1000
         // Before the first request is served: the deleted users a late event could still name.

@@ -101,7 +101,7 @@ struct Serve: AsyncParsableCommand {
     var deletionLease = 300
 
     @Option(help: .hidden)
-    var faultLakePauseMs: Int?
+    var faultKillAfterPartitions: Int?
 
     func validate() throws {
         guard StoreConfiguration.Synchronous(rawValue: synchronous) != nil else { throw ValidationError("--synchronous must be full or normal") }
@@ -137,7 +137,7 @@ struct Serve: AsyncParsableCommand {
         options.retentionIntervalSeconds = retentionInterval
         options.deletionIntervalSeconds = deletionInterval
         options.deletionVacuumDelaySeconds = deletionVacuumDelay
-        options.faultLakePauseMs = faultLakePauseMs
+        options.faultKillAfterPartitions = faultKillAfterPartitions
         options.deletionLeaseSeconds = deletionLease
         options.idleTimeoutSeconds = idleTimeout
         if let maxConnections { options.maxConnections = maxConnections }
