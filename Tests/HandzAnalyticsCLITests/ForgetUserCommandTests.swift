@@ -8,11 +8,9 @@ import Testing
 @Suite(.serialized) struct ForgetUserCommandTests {
     @Test("forget-user leaves F0–F4 and every KPI unchanged by install; the id is gone; a repeat is a no-op")
     func countsUnchanged() throws {
-        let directory = try temporaryDirectory("handz-forget-cli")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let events = directory.appendingPathComponent("events.ndjson").path
-        let db = directory.appendingPathComponent("events.sqlite").path
-        #expect(try CommandRunner.run(["simulate", "--installs", "80", "--days", "14", "--seed", "11", "--out", events]).status == 0)
+        let files = try SimulatedFiles("handz-forget-cli")
+        defer { files.remove() }
+        let (events, db) = (files.events, files.db)
         #expect(try CommandRunner.run(["import", "--db", db, events]).status == 0)
         // The signed-in user with the most events, on the installs they used.
         let users = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").compactMap { line -> String? in

@@ -7,11 +7,9 @@ import Testing
 @Suite(.serialized) struct ProgressOutputTests {
     @Test("import and dashboard render report progress on standard error, counts only; standard output keeps the result")
     func progressLines() throws {
-        let directory = try temporaryDirectory("handz-progress")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let events = directory.appendingPathComponent("events.ndjson").path
-        let db = directory.appendingPathComponent("events.sqlite").path
-        #expect(try CommandRunner.run(["simulate", "--installs", "80", "--days", "14", "--seed", "11", "--out", events]).status == 0)
+        let files = try SimulatedFiles("handz-progress")
+        defer { files.remove() }
+        let (directory, events, db) = (files.directory, files.events, files.db)
         let imported = try CommandRunner.run(["import", "--db", db, events])
         #expect(imported.status == 0, "\(imported.stderr)")
         // The first report comes after the first commit (4 batches of 1,000 lines), then every 10 s.
