@@ -127,7 +127,7 @@ let package = Package(
         // six dialects. Pure: no I/O, Foundation-free.
         .target(name: "HandzQuery", dependencies: ["HandzAnalyticsCore"]),
         // Runs the builders' SQL on the embedded SQLite store and assembles the reports.
-        .target(name: "HandzAnalysis", dependencies: ["HandzQuery", "HandzSQLite"]),
+        .target(name: "HandzAnalysis", dependencies: ["HandzQuery", "HandzSQLite", "HandzStore"]),
         // The CH33 §7 dashboards: the static HTML/SVG report and the Grafana export. Pure: the
         // numbers come in from HandzAnalysis, the SQL from HandzQuery; text out, no I/O.
         .target(name: "HandzDashboards", dependencies: ["HandzAnalyticsCore", "HandzQuery"]),

@@ -8,7 +8,7 @@ extension StoreAnalysis {
         var rows: [EventStatement.Part: [ResultRow]] = [:]
         for statement in statements {
             // session_share reads every event: a scan in any case.
-            let events = query.kind == .sessionShare ? Array((try eventCounts()).keys) : query.events
+            let events = query.kind == .sessionShare && source == .log ? Array((try eventCounts()).keys) : query.events
             rows[statement.part] = try database.prepare(try planned(statement.sql, events: events)).query { row in
                 let columns = 0..<row.columnCount
                 return ResultRow(integers: columns.map { row.isNull($0) ? nil : row.int64($0) }, texts: columns.map { row.isNull($0) ? nil : row.text($0) })
@@ -48,7 +48,9 @@ extension StoreAnalysis {
 extension StoreAnalysis {
     /// The first and last stored event times (epoch ms), nil when the store is empty.
     public func eventTimeRange() throws -> (first: Int64, last: Int64)? {
-        let rows: [(Int64, Int64)?] = try database.prepare("SELECT MIN(event_time_ms), MAX(event_time_ms) FROM events").query { row in
+        // On the layer, its table straight (the view would join every row to its name).
+        let table = source == .log ? "events" : "main.analytic_events"
+        let rows: [(Int64, Int64)?] = try database.prepare("SELECT MIN(event_time_ms), MAX(event_time_ms) FROM \(table)").query { row in
             row.isNull(0) ? nil : (row.int64(0), row.int64(1))
         }
         return rows.first ?? nil

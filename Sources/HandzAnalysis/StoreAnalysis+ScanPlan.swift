@@ -1,7 +1,7 @@
 import HandzAnalyticsCore
 import HandzQuery
 
-/// How SQLite reads `events` for one query. With no statistics the planner always takes the
+/// How SQLite reads the log's `events` for one query (the analytical layer needs no plan). With no statistics the planner always takes the
 /// `(event_name, event_time_ms)` index for `event_name IN (…)`, which costs a b-tree seek per row;
 /// for frequent events (app_open, screen_viewed) a sequential scan of the table is several times
 /// faster, and far faster when the file is not in the page cache. So when the query's events are
@@ -12,6 +12,8 @@ extension StoreAnalysis {
     static let scanShare = 0.05
 
     func planned(_ sql: String, events: [String]) throws -> String {
+        // The analytical layer is clustered by event name: its key ranges are always the way in.
+        guard source == .log else { return sql }
         let counts = try eventCounts()
         let total = counts.values.reduce(0, +)
         guard total > 0 else { return sql }

@@ -1,18 +1,34 @@
 import HandzAnalyticsCore
 import HandzQuery
 import HandzSQLite
+import HandzStore
 
 /// Runs the query builders' SQLite SQL on the embedded store (read-only) and assembles the
 /// reports. The SQL is exactly what `handz-analytics sql … --dialect sqlite` prints, except for
 /// funnels, whose chains are walked in Swift from one read of their events (``funnel(_:)``).
+///
+/// By default the queries read the store's analytical layer (issue 15, ``AnalyticalLayerSchema``):
+/// opening one first migrates an older file and folds every stored event into the layer, then a
+/// temporary `events` view with the log's columns puts the layer under the builders' SQL.
+/// ``Source/log`` reads the log's rows instead; the tests hold the two to the same numbers.
 public final class StoreAnalysis {
+    /// Which copy of the events the queries read.
+    public enum Source: Sendable {
+        /// The analytical layer, caught up with the log before the first query.
+        case analyticalLayer
+        /// The log (`main.events`), as stored.
+        case log
+    }
+
     public let catalog: Catalog
+    public let source: Source
     let database: SQLiteDatabase
     let countsCache = EventCountsCache()
 
-    public init(path: String, catalog: Catalog) throws {
+    public init(path: String, catalog: Catalog, source: Source = .analyticalLayer) throws {
         self.catalog = catalog
-        database = try SQLiteDatabase(path: path, readOnly: true)
+        self.source = source
+        database = source == .analyticalLayer ? try SQLiteEventStore.openForQueries(path: path) : try SQLiteDatabase(path: path, readOnly: true)
         // Analysis sorts millions of rows: keep temporary b-trees in memory, use a large cache.
         try database.execute("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA mmap_size = 1073741824")
     }

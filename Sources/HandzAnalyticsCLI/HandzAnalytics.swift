@@ -8,7 +8,7 @@ struct HandzAnalytics: AsyncParsableCommand {
         commandName: "handz-analytics",
         abstract: "Validate, ingest and analyse Handz analytics events against the canonical catalog (CH33).",
         subcommands: [
-            Serve.self, Validate.self, CatalogCommand.self, LintCommand.self, Corpus.self, Keys.self, Stats.self, ForgetUser.self, Purge.self, Deletions.self,
+            Serve.self, Validate.self, CatalogCommand.self, LintCommand.self, Corpus.self, Keys.self, Stats.self, LayerCommand.self, ForgetUser.self, Purge.self, Deletions.self,
             Codegen.self, Send.self, QueueCommand.self,
             Simulate.self, Import.self, Funnel.self, KPI.self, SQLCommand.self, Export.self, DashboardCommand.self, QA.self,
         ]

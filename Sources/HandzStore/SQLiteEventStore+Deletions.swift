@@ -78,6 +78,11 @@ extension SQLiteEventStore {
                 var hours = Set<Int64>()
                 let installs = try database.prepare("SELECT DISTINCT install_id FROM events WHERE lower(user_id) = ?1")
                     .query([.text(userID)]) { $0.text(0) ?? "" }
+                // Every log row this step may change, for the analytical layer's refold in this
+                // same transaction: the installs' rows (by the install index) and the user's.
+                var touched = Set(try database.prepare("SELECT rowid FROM events WHERE lower(user_id) = ?1").query([.text(userID)]) { $0.int64(0) })
+                let installRows = try database.prepare("SELECT rowid FROM events WHERE install_id = ?1")
+                for install in installs { touched.formUnion(try installRows.query([.text(install)]) { $0.int64(0) }) }
                 let past = "install_id = ?1 AND received_time_ms <= ?2 AND (user_id IS NULL OR lower(user_id) = ?3)"
                 let hourQuery = try database.prepare("SELECT DISTINCT received_time_ms / 3600000 FROM events WHERE \(past)")
                 let sessionQuery = try database.prepare("SELECT DISTINCT session_id FROM events WHERE \(past)")
@@ -117,6 +122,7 @@ extension SQLiteEventStore {
                     .query([.text(userID)], { $0.int64(0) }) { hours.insert(hour) }
                 try database.prepare("UPDATE events SET user_id = NULL WHERE lower(user_id) = ?1").run([.text(userID)])
                 result.events += database.changes
+                try AnalyticalLayer.refold(database, logRowIDs: touched.sorted())
                 result.hours = hours.sorted()
                 try database.prepare("""
                     UPDATE deletion_requests SET user_id = NULL, store_step = 'done', lake_hours = ?1, events_deidentified = ?2,

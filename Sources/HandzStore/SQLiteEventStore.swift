@@ -57,6 +57,7 @@ public final class SQLiteEventStore: @unchecked Sendable {
         try database.execute("PRAGMA secure_delete = ON")
         try database.execute("PRAGMA cache_size = -\(configuration.cacheMiB * 1024)")
         try database.execute("PRAGMA temp_store = MEMORY")
+        try database.registerUUIDFunctions()
         return database
     }
 
@@ -154,6 +155,7 @@ public final class SQLiteEventStore: @unchecked Sendable {
                 var result = PurgeResult()
                 try database.prepare("DELETE FROM events WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
                 result.events = database.changes
+                try AnalyticalLayer.deleteReceived(database, beforeMs: cutoffMs)
                 try database.prepare("DELETE FROM rejected_events WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
                 result.rejectedEvents = database.changes
                 try database.prepare("DELETE FROM batches WHERE received_time_ms < ?1").run([.integer(cutoffMs)])

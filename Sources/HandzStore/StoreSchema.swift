@@ -94,6 +94,9 @@ public enum StoreSchema {
         """),
         // Issue 14 §1: the deletion ledger. `user_id` is held only until the store step has run.
         Migration(version: 3, description: "deletion ledger", sql: DeletionLedgerSchema.sqliteTable),
+        // Issue 15: the analytical layer beside the log; the log's name index goes (see AnalyticalLayerSchema).
+        // The layer starts empty and is folded from the log by the next catch-up.
+        Migration(version: 4, description: "analytical layer", sql: AnalyticalLayerSchema.migrationSQL),
     ]
 
     public static var currentVersion: Int { migrations.last!.version }

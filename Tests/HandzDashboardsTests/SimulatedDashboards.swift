@@ -8,8 +8,8 @@ import HandzStore
 import HandzSynthetic
 import HandzTestSupport
 
-/// One simulated dataset, imported through the ingestion path into a real store, shared by the
-/// dashboard tests; and the stored events in memory for reference counts.
+/// One simulated dataset, imported through the ingestion path (`handz-analytics import`) into a real
+/// store, shared by the dashboard tests; and the stored events in memory for reference counts.
 final class SimulatedDashboards: @unchecked Sendable {
     static let shared: SimulatedDashboards = { try! SimulatedDashboards() }()
 
@@ -40,17 +40,11 @@ final class SimulatedDashboards: @unchecked Sendable {
         simulator.run { lines.append($0) }
         let file = directory.appendingPathComponent("events.ndjson")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file)
-        let store = try SQLiteEventStore(path: path, configuration: StoreConfiguration())
-        let handle = try FileHandle(forReadingFrom: file)
-        let semaphore = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var failure: Error?
-        Task {
-            do { _ = try await EventImporter(store: store, catalog: RepositoryCatalog.catalog).importLines(from: handle) } catch { failure = error }
-            await store.close()
-            semaphore.signal()
-        }
-        semaphore.wait()
-        if let failure { throw failure }
+        // The real `import` command in its own process: waiting on it blocks no thread of the
+        // cooperative pool (a Task awaited with a semaphore here deadlocked two-core runs when
+        // two suites reached `shared` at once).
+        let imported = try CommandRunner.run(["import", "--db", path, file.path], timeout: 300)
+        guard imported.status == 0 else { throw ImportFailed(stderr: imported.stderr) }
         let loaded = DashboardLoader.load(directory: RepositoryCatalog.root.appendingPathComponent("dashboards").path)
         dashboards = loaded.dashboards
         let formatter = ISO8601DateFormatter()
@@ -66,6 +60,8 @@ final class SimulatedDashboards: @unchecked Sendable {
         }
         self.events = events
     }
+
+    struct ImportFailed: Error { let stderr: String }
 
     func analysis() throws -> StoreAnalysis { try StoreAnalysis(path: path, catalog: RepositoryCatalog.catalog) }
 

@@ -62,6 +62,9 @@ struct DashboardRender: ParsableCommand {
     @Option(help: "Read-only connections querying in parallel.")
     var workers = 2
 
+    @Option(help: .hidden)
+    var read: ReadSource = .layer
+
     func validate() throws {
         for (option, value) in [("--from", from), ("--to", to)] where value.map({ parseUTC($0) == nil }) ?? false {
             throw ValidationError("\(option) must be a UTC date (2026-03-01) or ISO-8601 time")
@@ -72,7 +75,7 @@ struct DashboardRender: ParsableCommand {
         let started = Date()
         let (catalog, dashboards) = try options.load()
         guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
-        let store = try StoreAnalysis(path: db, catalog: catalog)
+        let store = try StoreAnalysis(path: db, catalog: catalog, source: read.source)
         let stored = try store.eventTimeRange()
         let day = EventQuery.dayMs
         let fromMs = from.flatMap(parseUTC) ?? stored.map { $0.first - $0.first % day } ?? RangeOptions.defaultFromMs
@@ -85,7 +88,7 @@ struct DashboardRender: ParsableCommand {
         let total = dashboards.reduce(0) { $0 + $1.panels.count }
         let done = Locked(0)
         var data = try usage {
-            try DashboardRunner.run(dashboards, path: db, catalog: catalog, fromMs: fromMs, toMs: toMs, workers: workers) { dashboard, panel, seconds in
+            try DashboardRunner.run(dashboards, path: db, catalog: catalog, fromMs: fromMs, toMs: toMs, workers: workers, source: read.source) { dashboard, panel, seconds in
                 if printTimings { FileHandle.standardError.write(Data(String(format: "%7.3f s  %@/%@\n", seconds, dashboard.id, panel.id).utf8)) }
                 let finished = done.withLock { count in count += 1; return count }
                 progress.update("rendering: \(finished)/\(total) panels, \(String(format: "%.0f", Date().timeIntervalSince(started))) s")

@@ -4,6 +4,7 @@ import HandzAnalyticsCore
 import HandzCatalog
 import HandzQA
 import HandzSQLite
+import HandzStore
 
 /// `handz-analytics qa --db PATH | FILE.ndjson [--rules DIR] [--format text|json|junit]`: the
 /// CH33 §8.2 checklist and §13 acceptance tests as sequence rules over a captured stream.
@@ -87,10 +88,11 @@ struct QA: ParsableCommand {
 extension QAReport.Format: ExpressibleByArgument {}
 
 /// Reads the embedded store for `qa`: accepted events in full (ids, times, the properties the
-/// rules read) and the quarantine's names and codes (it keeps no identifiers or values).
+/// rules read) and the quarantine's names and codes (it keeps no identifiers or values). Events
+/// come from the analytical layer (issue 15 §3), caught up first; the quarantine from the log.
 enum QAStoreReader {
     static func read(path: String, into log: inout QAEventLog) throws {
-        let database = try SQLiteDatabase(path: path, readOnly: true)
+        let database = try SQLiteEventStore.openForQueries(path: path)
         // One read transaction: events and quarantine from the same snapshot while `serve` writes.
         try database.transaction("DEFERRED") { try read(database, into: &log) }
     }

@@ -56,3 +56,47 @@ struct Stats: ParsableCommand {
         print(json.text)
     }
 }
+
+/// `handz-analytics layer`: brings the embedded store's analytical layer up to date with its log
+/// (issue 15), or rebuilds it from the log, and reports the lag. Queries do this themselves before
+/// they read; this is for operators (after a restore, or to check how far `serve` is behind).
+struct LayerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "layer",
+        abstract: "Fold new stored events into the analytical layer (or rebuild it from the log) and print the lag.")
+
+    @OptionGroup var store: StoreOptions
+
+    @Flag(help: "Empty the layer first and fold every stored event again.")
+    var rebuild = false
+
+    @Option(help: "Stored events folded per transaction.")
+    var batchRows = AnalyticalLayer.defaultBatchRows
+
+    /// Fault injection for the tests: SIGKILL inside the Nth batch's transaction, before it commits.
+    @Option(help: .hidden)
+    var faultKillInBatch: Int?
+
+    func validate() throws {
+        guard batchRows > 0 else { throw ValidationError("--batch-rows must be positive") }
+    }
+
+    func run() throws {
+        let opened = try store.open()
+        defer { opened.closeNow() }
+        let start = ContinuousClock.now
+        if rebuild { try opened.emptyAnalyticalLayerNow() }
+        let kill = faultKillInBatch
+        let status = try opened.catchUpAnalyticalLayerNow(batchRows: batchRows, beforeCommit: { batch in
+            if let kill, batch >= kill { Foundation.kill(getpid(), SIGKILL) }
+        })
+        let elapsed = ContinuousClock.now - start
+        var json = JSONText()
+        json.beginObject()
+        json.field("folded", status.folded)
+        json.field("lag_rows", Int(status.lagRows))
+        json.field("milliseconds", Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
+        json.endObject()
+        print(json.text)
+    }
+}

@@ -68,11 +68,22 @@ struct AnalysisStoreOptions: ParsableArguments {
     @Option(help: "table, json or csv.")
     var format: OutputFormat = .table
 
+    @Option(help: .hidden)
+    var read: ReadSource = .layer
+
     /// The store, read-only; a missing file is a usage error (never created by analysis).
     func open(_ catalog: Catalog) throws -> StoreAnalysis {
         guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
-        return try StoreAnalysis(path: db, catalog: catalog)
+        return try StoreAnalysis(path: db, catalog: catalog, source: read.source)
     }
+}
+
+/// `--read log|layer` (hidden; for benchmarks and comparisons): which copy of the stored events the
+/// queries read. The default, the analytical layer, is what every user wants (issue 15).
+enum ReadSource: String, ExpressibleByArgument {
+    case layer, log
+
+    var source: StoreAnalysis.Source { self == .log ? .log : .analyticalLayer }
 }
 
 /// A query error is a usage error: the request named something the catalog does not allow.

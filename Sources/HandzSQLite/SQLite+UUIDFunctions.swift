@@ -1,0 +1,85 @@
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
+
+/// Two SQL functions for the store's analytical layer (issue 15), which keeps UUIDs as 16 bytes
+/// instead of 36 characters of text:
+///
+/// - `uuid_blob(x)`: a canonical UUID text (either case) as its 16 bytes; anything else unchanged.
+/// - `uuid_text(x)`: 16 bytes as canonical lower-case UUID text; anything else unchanged.
+///
+/// Both are deterministic and the exact inverse of each other on canonical lower-case text, which
+/// is how the store keeps every id (store migration 2), so a query that reads ids through
+/// `uuid_text` sees the same values, in the same order (hex digits sort as the bytes they
+/// encode), as one that reads the text columns of the log. Non-UUID values pass through both
+/// unchanged, so nothing is lost if a value is not a UUID.
+extension SQLiteDatabase {
+    public func registerUUIDFunctions() throws {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        var result = sqlite3_create_function_v2(handle, "uuid_blob", 1, flags, nil, { context, _, arguments in
+            guard let argument = arguments?[0] else { return sqlite3_result_null(context) }
+            guard sqlite3_value_type(argument) == SQLITE_TEXT, sqlite3_value_bytes(argument) == 36,
+                  let text = sqlite3_value_text(argument), let bytes = UUIDBytes.parse(text) else {
+                return sqlite3_result_value(context, argument)
+            }
+            bytes.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, 16, transient) }
+        }, nil, nil, nil)
+        guard result == SQLITE_OK else { throw error(result) }
+        result = sqlite3_create_function_v2(handle, "uuid_text", 1, flags, nil, { context, _, arguments in
+            guard let argument = arguments?[0] else { return sqlite3_result_null(context) }
+            guard sqlite3_value_type(argument) == SQLITE_BLOB, sqlite3_value_bytes(argument) == 16,
+                  let blob = sqlite3_value_blob(argument) else {
+                return sqlite3_result_value(context, argument)
+            }
+            let text = UUIDBytes.format(UnsafeRawBufferPointer(start: blob, count: 16))
+            text.withUnsafeBufferPointer { sqlite3_result_text(context, $0.baseAddress, 36, transient) }
+        }, nil, nil, nil)
+        guard result == SQLITE_OK else { throw error(result) }
+    }
+}
+
+/// Byte-level UUID text ⇄ 16 bytes, without Foundation.
+enum UUIDBytes {
+    /// The 16 bytes of a canonical UUID (8-4-4-4-12 hex digits, either case), or nil.
+    static func parse(_ text: UnsafePointer<UInt8>) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var out = 0
+        var index = 0
+        while index < 36 {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard text[index] == UInt8(ascii: "-") else { return nil }
+                index += 1
+                continue
+            }
+            guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return nil }
+            bytes[out] = high << 4 | low
+            out += 1
+            index += 2
+        }
+        return bytes
+    }
+
+    static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// Canonical lower-case text of 16 bytes, as 36 UTF-8 code units.
+    static func format(_ bytes: UnsafeRawBufferPointer) -> [CChar] {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [CChar]()
+        text.reserveCapacity(36)
+        for (offset, byte) in bytes.enumerated() {
+            if offset == 4 || offset == 6 || offset == 8 || offset == 10 { text.append(CChar(UInt8(ascii: "-"))) }
+            text.append(CChar(digits[Int(byte >> 4)]))
+            text.append(CChar(digits[Int(byte & 0x0F)]))
+        }
+        return text
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import HandzSQLite
+
+/// How far the analytical layer is behind the log (issue 15: "report its lag").
+public struct AnalyticalLayerStatus: Sendable, Equatable {
+    /// Log rows folded by this call.
+    public var folded = 0
+    /// Log rows still to fold after it (by rowid).
+    public var lagRows: Int64 = 0
+
+    public init(folded: Int = 0, lagRows: Int64 = 0) {
+        self.folded = folded
+        self.lagRows = lagRows
+    }
+}
+
+extension SQLiteEventStore {
+    /// Folds new log rows into the analytical layer, one short transaction per batch, until it has
+    /// caught up or `maxBatches` ran. Safe beside the writer and other catch-ups (from this process
+    /// or another): each batch reads the watermark inside its write transaction.
+    @discardableResult
+    public func catchUpAnalyticalLayerNow(maxBatches: Int = .max, batchRows: Int = AnalyticalLayer.defaultBatchRows,
+                                          beforeCommit: ((_ batch: Int) -> Void)? = nil) throws -> AnalyticalLayerStatus {
+        try withConnection { try Self.catchUp($0, maxBatches: maxBatches, batchRows: batchRows, beforeCommit: beforeCommit) }
+    }
+
+    public func catchUpAnalyticalLayer(maxBatches: Int = .max) async throws -> AnalyticalLayerStatus {
+        try await Task.detached { try self.catchUpAnalyticalLayerNow(maxBatches: maxBatches) }.value
+    }
+
+    /// Before a query on the embedded store (`funnel`, `kpi`, `dashboard`, `qa --db`): migrates the
+    /// file at `path` if it is older (issue 15 §4: stores upgrade in place) and folds every log row
+    /// into the layer, so the query sees every acknowledged event. Nothing happens for a missing
+    /// file (the read-only open that follows reports it).
+    @discardableResult
+    public static func prepareForQueries(path: String) throws -> AnalyticalLayerStatus {
+        guard FileManager.default.fileExists(atPath: path) else { return AnalyticalLayerStatus() }
+        let database = try open(path: path, configuration: StoreConfiguration())
+        try StoreSchema.migrate(database, nowMs: nowMs())
+        return try catchUp(database, maxBatches: .max, batchRows: AnalyticalLayer.defaultBatchRows)
+    }
+
+    /// A read-only connection whose unqualified `events` is the analytical layer (a temporary view
+    /// with the log's columns), after ``prepareForQueries(path:)``.
+    public static func openForQueries(path: String) throws -> SQLiteDatabase {
+        try prepareForQueries(path: path)
+        let database = try SQLiteDatabase(path: path, readOnly: true)
+        try database.registerUUIDFunctions()
+        try database.execute(AnalyticalLayerSchema.eventsView)
+        return database
+    }
+
+    /// `beforeCommit` runs inside each batch's transaction, after its rows are written (the fault
+    /// tests kill the process there).
+    static func catchUp(_ database: SQLiteDatabase, maxBatches: Int, batchRows: Int, beforeCommit: ((Int) -> Void)? = nil) throws -> AnalyticalLayerStatus {
+        var status = AnalyticalLayerStatus()
+        var batches = 0
+        while batches < maxBatches {
+            let folded = try database.transaction {
+                let folded = try AnalyticalLayer.foldBatch(database, maxRows: batchRows)
+                beforeCommit?(batches + 1)
+                return folded
+            }
+            batches += 1
+            status.folded += folded
+            if try AnalyticalLayer.lag(database) == 0 { break }
+        }
+        status.lagRows = try AnalyticalLayer.lag(database)
+        return status
+    }
+
+    /// Empties the analytical layer; the next catch-up folds it again from the log.
+    public func emptyAnalyticalLayerNow() throws {
+        try withConnection { database in try database.transaction { try AnalyticalLayer.empty(database) } }
+    }
+}

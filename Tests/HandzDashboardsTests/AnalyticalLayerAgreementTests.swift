@@ -1,0 +1,79 @@
+import Foundation
+import HandzAnalysis
+import HandzAnalyticsCore
+import HandzQuery
+import HandzSQLite
+import HandzStore
+import HandzTestSupport
+import Testing
+
+/// Issue 15's proof that moving the queries onto the analytical layer changed no number: on the
+/// simulated dataset (400 installs × 21 days through the ingestion path), every funnel (walk and
+/// SQL, per install and per user, with a breakdown), every KPI and every panel of the six
+/// dashboards give the same result from the layer as the builders' SQL on the log's rows.
+@Suite struct AnalyticalLayerAgreementTests {
+    let data = SimulatedDashboards.shared
+    let catalog = RepositoryCatalog.catalog
+
+    @Test("every funnel and KPI: the analytical layer gives the numbers of the log")
+    func funnelsAndKPIs() throws {
+        let layer = try StoreAnalysis(path: data.path, catalog: catalog)
+        let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
+        let (from, to) = (SimulatedDashboards.fromMs, SimulatedDashboards.toMs)
+        for funnel in catalog.funnels {
+            for actor in [ActorKind.install, .user] {
+                let query = FunnelQuery(funnel: funnel, fromMs: from, toMs: to, actor: actor, breakdown: funnel.handoffIndex == nil ? "user_state" : nil)
+                let expected = try log.funnel(query)
+                #expect(try layer.funnel(query) == expected, "\(funnel.id) per \(actor): walk on the layer")
+                #expect(try layer.funnelBySQL(query) == expected, "\(funnel.id) per \(actor): SQL on the layer")
+            }
+        }
+        for kpi in catalog.kpis {
+            let query = KPIQuery(kpi: kpi, fromMs: from, toMs: to)
+            #expect(try layer.kpi(query) == log.kpi(query), "\(kpi.id)")
+        }
+    }
+
+    @Test("every panel of the six dashboards: the same data from the layer as from the log")
+    func dashboards() throws {
+        let layer = try StoreAnalysis(path: data.path, catalog: catalog)
+        let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
+        #expect(data.dashboards.count == 6)
+        for dashboard in data.dashboards {
+            let expected = try log.dashboard(dashboard, fromMs: SimulatedDashboards.fromMs, toMs: SimulatedDashboards.toMs)
+            #expect(try layer.dashboard(dashboard, fromMs: SimulatedDashboards.fromMs, toMs: SimulatedDashboards.toMs) == expected, "\(dashboard.id)")
+        }
+        #expect(try layer.eventTimeRange()! == log.eventTimeRange()!)
+        #expect(try layer.catalogVersions(fromMs: SimulatedDashboards.fromMs, toMs: SimulatedDashboards.toMs)
+                == log.catalogVersions(fromMs: SimulatedDashboards.fromMs, toMs: SimulatedDashboards.toMs))
+    }
+
+    @Test("a store of schema version 3 migrates in place to the layer and reports the same funnels and KPIs")
+    func migration() throws {
+        let directory = try temporaryDirectory("handz-migration")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("v3.sqlite").path
+        // A file as version 3 of the store wrote it: migrations 1–3 only, then the simulated events.
+        let old = try SQLiteDatabase(path: path)
+        try old.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_time_ms INTEGER NOT NULL, description TEXT NOT NULL)")
+        for migration in StoreSchema.migrations where migration.version <= 3 {
+            try old.execute(migration.sql)
+            try old.prepare("INSERT INTO schema_migrations VALUES (?1, 0, ?2)").run([.integer(Int64(migration.version)), .text(migration.description)])
+        }
+        try old.execute("ATTACH DATABASE '\(data.path)' AS source; INSERT INTO events SELECT * FROM source.events; DETACH DATABASE source")
+        #expect(try old.scalar("SELECT COUNT(*) FROM sqlite_master WHERE name = 'events_by_name_time'") == 1)
+        let (from, to) = (SimulatedDashboards.fromMs, SimulatedDashboards.toMs)
+        // Before: the version-3 file read as it is (the log, read-only: nothing migrates).
+        let before = try StoreAnalysis(path: path, catalog: catalog, source: .log)
+        let funnels = try catalog.funnels.map { try before.funnel(FunnelQuery(funnel: $0, fromMs: from, toMs: to)) }
+        let kpis = try catalog.kpis.map { try before.kpi(KPIQuery(kpi: $0, fromMs: from, toMs: to)) }
+        #expect(try old.scalar("SELECT MAX(version) FROM schema_migrations") == 3)
+        // After: opening it for a query migrates it and folds the layer.
+        let after = try StoreAnalysis(path: path, catalog: catalog)
+        #expect(try old.scalar("SELECT MAX(version) FROM schema_migrations") == Int64(StoreSchema.currentVersion))
+        #expect(try old.scalar("SELECT COUNT(*) FROM sqlite_master WHERE name = 'events_by_name_time'") == 0)
+        #expect(try old.scalar("SELECT COUNT(*) FROM analytic_events") == (try old.scalar("SELECT COUNT(*) FROM events")))
+        #expect(try catalog.funnels.map { try after.funnel(FunnelQuery(funnel: $0, fromMs: from, toMs: to)) } == funnels)
+        #expect(try catalog.kpis.map { try after.kpi(KPIQuery(kpi: $0, fromMs: from, toMs: to)) } == kpis)
+    }
+}
