@@ -21,10 +21,16 @@ extension SQLiteDatabase {
         var result = sqlite3_create_function_v2(handle, "uuid_blob", 1, flags, nil, { context, _, arguments in
             guard let argument = arguments?[0] else { return sqlite3_result_null(context) }
             guard sqlite3_value_type(argument) == SQLITE_TEXT, sqlite3_value_bytes(argument) == 36,
-                  let text = sqlite3_value_text(argument), let bytes = UUIDBytes.parse(text) else {
+                  let text = sqlite3_value_text(argument) else {
                 return sqlite3_result_value(context, argument)
             }
-            bytes.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, 16, transient) }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { bytes in
+                if UUIDBytes.parse(text, into: bytes) {
+                    sqlite3_result_blob(context, bytes.baseAddress, 16, transient)
+                } else {
+                    sqlite3_result_value(context, argument)
+                }
+            }
         }, nil, nil, nil)
         guard result == SQLITE_OK else { throw error(result) }
         result = sqlite3_create_function_v2(handle, "uuid_text", 1, flags, nil, { context, _, arguments in
@@ -42,23 +48,23 @@ extension SQLiteDatabase {
 
 /// Byte-level UUID text ⇄ 16 bytes, without Foundation.
 enum UUIDBytes {
-    /// The 16 bytes of a canonical UUID (8-4-4-4-12 hex digits, either case), or nil.
-    static func parse(_ text: UnsafePointer<UInt8>) -> [UInt8]? {
-        var bytes = [UInt8](repeating: 0, count: 16)
+    /// Writes the 16 bytes of a canonical UUID (8-4-4-4-12 hex digits, either case) into
+    /// `bytes`; false when `text` is not one. No allocation: the fold calls this three times per event.
+    static func parse(_ text: UnsafePointer<UInt8>, into bytes: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         var out = 0
         var index = 0
         while index < 36 {
             if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard text[index] == UInt8(ascii: "-") else { return nil }
+                guard text[index] == UInt8(ascii: "-") else { return false }
                 index += 1
                 continue
             }
-            guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return nil }
+            guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return false }
             bytes[out] = high << 4 | low
             out += 1
             index += 2
         }
-        return bytes
+        return true
     }
 
     static func nibble(_ byte: UInt8) -> UInt8? {

@@ -24,8 +24,9 @@ extension SQLiteEventStore {
         try withConnection { try Self.catchUp($0, maxBatches: maxBatches, batchRows: batchRows, beforeCommit: beforeCommit) }
     }
 
-    public func catchUpAnalyticalLayer(maxBatches: Int = .max) async throws -> AnalyticalLayerStatus {
-        try await Task.detached { try self.catchUpAnalyticalLayerNow(maxBatches: maxBatches) }.value
+    /// Stored rows not yet in the analytical layer (the writer folds them while it is idle).
+    public func analyticalLayerLag() async throws -> Int64 {
+        try await Task.detached { try self.withConnection { try AnalyticalLayer.lag($0) } }.value
     }
 
     /// Before a query on the embedded store (`funnel`, `kpi`, `dashboard`, `qa --db`): migrates the
@@ -53,6 +54,10 @@ extension SQLiteEventStore {
     /// `beforeCommit` runs inside each batch's transaction, after its rows are written (the fault
     /// tests kill the process there).
     static func catchUp(_ database: SQLiteDatabase, maxBatches: Int, batchRows: Int, beforeCommit: ((Int) -> Void)? = nil) throws -> AnalyticalLayerStatus {
+        // Events imported from history arrive install by install, so one batch inserts all over
+        // the layer's (name, time) order: a cache the size of the analysis connections' keeps
+        // those pages in memory (BENCHMARKS.md, "The store split").
+        try database.execute("PRAGMA cache_size = -262144")
         var status = AnalyticalLayerStatus()
         var batches = 0
         while batches < maxBatches {

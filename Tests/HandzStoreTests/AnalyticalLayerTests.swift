@@ -14,7 +14,10 @@ import Testing
         let directory = try temporaryDirectory("handz-layer")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("events.sqlite").path
-        let store = try SQLiteEventStore(path: path)
+        // No idle folding by the writer: these tests fold by explicit catch-ups and count them.
+        var configuration = StoreConfiguration()
+        configuration.idleFoldRows = 0
+        let store = try SQLiteEventStore(path: path, configuration: configuration)
         let database = try SQLiteDatabase(path: path)
         try database.registerUUIDFunctions()
         try await body(store, database, path)
@@ -60,6 +63,24 @@ import Testing
             #expect(try store.catchUpAnalyticalLayerNow().folded == 121)
             #expect(try Self.layerRows(database) == Self.logRows(database))
         }
+    }
+
+    @Test("the writer folds new events into the layer while it is idle")
+    func idleFold() async throws {
+        let directory = try temporaryDirectory("handz-layer-idle")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.sqlite").path
+        var configuration = StoreConfiguration()
+        configuration.idleFoldRows = 40
+        let store = try SQLiteEventStore(path: path, configuration: configuration)
+        _ = try await store.append(StoreTests.batch(StoreTests.rows((0..<300).map { (9, UInt64($0)) })))
+        let database = try SQLiteDatabase(path: path)
+        // The writer folds 40 rows at a time after the commit; wait (bounded) until it is done.
+        for _ in 0..<200 where try AnalyticalLayer.lag(database) > 0 { try await Task.sleep(for: .milliseconds(25)) }
+        #expect(try AnalyticalLayer.lag(database) == 0)
+        #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events") == 300)
+        #expect(try store.catchUpAnalyticalLayerNow().folded == 0)
+        store.closeNow()
     }
 
     @Test("the layer keeps ids as 16 bytes and the envelope strings once: smaller rows than the log")

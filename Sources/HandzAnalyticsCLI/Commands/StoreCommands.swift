@@ -9,9 +9,9 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "SQLite database file.")
     var db = "handz-events.sqlite"
 
-    func open() throws -> SQLiteEventStore {
+    func open(configuration: StoreConfiguration = StoreConfiguration()) throws -> SQLiteEventStore {
         guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
-        return try SQLiteEventStore(path: db)
+        return try SQLiteEventStore(path: db, configuration: configuration)
     }
 }
 
@@ -82,7 +82,10 @@ struct LayerCommand: ParsableCommand {
     }
 
     func run() throws {
-        let opened = try store.open()
+        // The folds are this command's own, counted in its output: no idle folding by the writer.
+        var configuration = StoreConfiguration()
+        configuration.idleFoldRows = 0
+        let opened = try store.open(configuration: configuration)
         defer { opened.closeNow() }
         let start = ContinuousClock.now
         if rebuild { try opened.emptyAnalyticalLayerNow() }
