@@ -46,7 +46,7 @@ import Testing
         let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
         for _ in 0..<10 { client.track(AppOpen(startType: .cold, launchSource: .direct)) }
         client.flush()
-        #expect(eventually(timeout: 20) { portal.requestCount >= 2 })
+        #expect(eventually(timeout: 60) { portal.requestCount >= 2 })
         let diagnostics = client.diagnostics()
         client.shutdown()
         #expect(diagnostics.queuedEvents == 10 && diagnostics.delivered == 0 && diagnostics.isBalanced)
