@@ -7,13 +7,15 @@ import HandzSQLite
 /// commit left it, and the next catch-up goes on from there, folding nothing twice.
 ///
 /// Consistency rules (issue 15 §2):
-/// - **New events** reach the layer by ``foldBatch(_:maxRows:)``: in the background in `serve`,
-///   and before every query on the embedded store (queries wait until the layer has caught up).
+/// - **New events** reach the layer by ``foldBatch(_:maxRows:)``: by the store's writer whenever
+///   its queue is empty (``StoreConfiguration/idleFoldRows``), and before every query on the
+///   embedded store (queries wait until the layer has caught up).
 /// - **Changes to stored events** (`forget-user`'s de-identification, retention, `purge`) change the
 ///   layer in the same transaction as the log (``refold(_:logRowIDs:)``, ``deleteReceived(_:beforeMs:)``).
 public enum AnalyticalLayer {
-    /// Rows folded per transaction by default: short enough that the ingestion writer, which
-    /// needs the same write lock, waits at most some tens of milliseconds.
+    /// Rows folded per transaction by an explicit catch-up (a query, `handz-analytics layer`): short
+    /// enough that a running server's writer, which needs the same write lock, waits at most some
+    /// tens of milliseconds.
     public static let defaultBatchRows = 20_000
 
     static let contextList = AnalyticalLayerSchema.contextColumns.joined(separator: ", ")
