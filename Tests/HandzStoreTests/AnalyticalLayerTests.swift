@@ -10,13 +10,14 @@ import Testing
 @Suite struct AnalyticalLayerTests {
     static let user = "6c1f1e8e-4b7a-4d2b-9a51-3e0c1f2a9b70"
 
-    func withStore(_ body: (SQLiteEventStore, SQLiteDatabase, String) async throws -> Void) async throws {
+    /// A store in a fresh directory. `idleFoldRows` 0 (the default here): no idle folding by the
+    /// writer, so a test folds by explicit catch-ups and counts them.
+    func withStore(idleFoldRows: Int = 0, _ body: (SQLiteEventStore, SQLiteDatabase, String) async throws -> Void) async throws {
         let directory = try temporaryDirectory("handz-layer")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("events.sqlite").path
-        // No idle folding by the writer: these tests fold by explicit catch-ups and count them.
         var configuration = StoreConfiguration()
-        configuration.idleFoldRows = 0
+        configuration.idleFoldRows = idleFoldRows
         let store = try SQLiteEventStore(path: path, configuration: configuration)
         let database = try SQLiteDatabase(path: path)
         try database.registerUUIDFunctions()
@@ -67,20 +68,14 @@ import Testing
 
     @Test("the writer folds new events into the layer while it is idle")
     func idleFold() async throws {
-        let directory = try temporaryDirectory("handz-layer-idle")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("events.sqlite").path
-        var configuration = StoreConfiguration()
-        configuration.idleFoldRows = 40
-        let store = try SQLiteEventStore(path: path, configuration: configuration)
-        _ = try await store.append(StoreTests.batch(StoreTests.rows((0..<300).map { (9, UInt64($0)) })))
-        let database = try SQLiteDatabase(path: path)
-        // The writer folds 40 rows at a time after the commit; wait (bounded) until it is done.
-        for _ in 0..<200 where try AnalyticalLayer.lag(database) > 0 { try await Task.sleep(for: .milliseconds(25)) }
-        #expect(try AnalyticalLayer.lag(database) == 0)
-        #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events") == 300)
-        #expect(try store.catchUpAnalyticalLayerNow().folded == 0)
-        store.closeNow()
+        try await withStore(idleFoldRows: 40) { store, database, _ in
+            _ = try await store.append(StoreTests.batch(StoreTests.rows((0..<300).map { (9, UInt64($0)) })))
+            // The writer folds 40 rows at a time after the commit; wait (bounded) until it is done.
+            for _ in 0..<200 where try AnalyticalLayer.lag(database) > 0 { try await Task.sleep(for: .milliseconds(25)) }
+            #expect(try AnalyticalLayer.lag(database) == 0)
+            #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events") == 300)
+            #expect(try store.catchUpAnalyticalLayerNow().folded == 0)
+        }
     }
 
     @Test("the layer keeps ids as 16 bytes and the envelope strings once: smaller rows than the log")
