@@ -8,6 +8,7 @@
 # Server and load generator share the machine's cores. Figures go to BENCHMARKS.md with this command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# HANDZ_SERVE_ARGS adds options to `serve` (say, --layer-fold-rows 1000).
 seconds="${1:-15}"
 connections="${2:-128}"
 root=$PWD
@@ -22,7 +23,7 @@ bin=$(swift build -c release --show-bin-path)
 
 start_server() {  # $1 = directory
   (cd "$1" && exec "$bin/handz-analytics" serve --catalog "$root/catalog" --port 0 --log-level warning \
-     --max-concurrent-requests 512 > server.log 2>&1) &
+     --max-concurrent-requests 512 ${HANDZ_SERVE_ARGS:-} > server.log 2>&1) &
   server_pid=$!
   for _ in $(seq 1 200); do grep -q "listening on" "$1/server.log" 2>/dev/null && break; sleep 0.05; done
   port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$1/server.log")

@@ -34,6 +34,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Durability: full (fsync every commit; survives power loss) or normal (survives a process crash).")
     var synchronous: String = "full"
 
+    @Option(help: "Embedded store: stored events the writer folds into the analytical layer at a time while no request waits (0: only queries fold).")
+    var layerFoldRows = StoreConfiguration().idleFoldRows
+
     @Option(help: "A quota on the SQLite database file, bytes: past it batches get 503 with Retry-After, nothing acknowledged, until purge frees pages or the quota is raised.")
     var maxDbBytes: Int?
 
@@ -105,6 +108,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard StoreConfiguration.Synchronous(rawValue: synchronous) != nil else { throw ValidationError("--synchronous must be full or normal") }
+        guard layerFoldRows >= 0 else { throw ValidationError("--layer-fold-rows must be at least 0") }
         try checkPostgresURL(store)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
@@ -145,6 +149,7 @@ struct Serve: AsyncParsableCommand {
         options.clientConfigPath = clientConfig
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
+        options.store.idleFoldRows = layerFoldRows
         options.store.maxDatabaseBytes = maxDbBytes
         options.limits.maxBodyBytes = maxBodyBytes
         options.limits.maxDecompressedBytes = maxDecompressedBytes
