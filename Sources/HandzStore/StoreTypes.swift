@@ -39,7 +39,7 @@ public struct StoreConfiguration: Sendable {
     /// empty; 0 leaves the layer to explicit catch-ups (queries, `handz-analytics layer`). Folding
     /// in the writer's idle time, on its own connection, keeps the layer close behind without a
     /// second writer competing for SQLite's write lock (BENCHMARKS.md, "The store split").
-    public var idleFoldRows = 5_000
+    public var idleFoldRows = 1_000
 
     public init() {}
 }
