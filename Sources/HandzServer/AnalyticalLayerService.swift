@@ -1,5 +1,4 @@
 import HandzStore
-import Logging
 import Metrics
 import ServiceLifecycle
 
@@ -11,7 +10,6 @@ import ServiceLifecycle
 /// before they read.
 struct AnalyticalLayerService: Service {
     let store: SQLiteEventStore
-    let logger: Logger
 
     static let interval = Duration.seconds(1)
     static let lag = Gauge(label: "handz_analytics_layer_lag_rows")

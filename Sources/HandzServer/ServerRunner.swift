@@ -121,7 +121,7 @@ public enum ServerRunner {
             logger: logger
         )
         var services: [any Service] = [StoreService(store: store), CatalogReloadService(service: service, logger: logger)]
-        if let embedded = store as? SQLiteEventStore { services.append(AnalyticalLayerService(store: embedded, logger: logger)) }
+        if let embedded = store as? SQLiteEventStore { services.append(AnalyticalLayerService(store: embedded)) }
         if let lake = options.lakeDirectory {
             services.append(LakeExportService(
                 store: store, exporter: LakeExporter(root: URL(fileURLWithPath: lake)), interval: .seconds(options.lakeIntervalSeconds),

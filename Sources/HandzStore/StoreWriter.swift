@@ -142,9 +142,9 @@ final class StoreWriter: @unchecked Sendable {
         do {
             try database.execute("PRAGMA synchronous = NORMAL")
             defer { try? database.execute("PRAGMA synchronous = \(configuration.synchronous == .full ? "FULL" : "NORMAL")") }
-            let folded = try database.transaction { try AnalyticalLayer.foldBatch(database, maxRows: configuration.idleFoldRows) }
-            let lag = try AnalyticalLayer.lag(database)
-            return folded == 0 && lag == 0
+            try database.transaction { _ = try AnalyticalLayer.foldBatch(database, maxRows: configuration.idleFoldRows) }
+            // One fold per idle turn, then done if nothing is left (no second, empty transaction).
+            return try AnalyticalLayer.lag(database) == 0
         } catch {
             return true
         }
