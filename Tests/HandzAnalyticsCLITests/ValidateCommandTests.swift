@@ -69,6 +69,32 @@ import Testing
         ])
     }
 
+    @Test("a file (mapped) and standard input (read in a reused buffer) give the same verdicts: CRLF, a last line without newline, a line longer than the buffer")
+    func fileAndStandardInputAgree() throws {
+        let valid = EventBuilder("app_open").json
+        // 5 MiB of JSON whitespace inside one object: longer than the 4 MiB read buffer, so
+        // standard input must grow it; the line is still one event, refused whole as too large.
+        let long = "{" + String(repeating: " ", count: 5 << 20) + String(valid.dropFirst())
+        let text = "\(valid)\r\n\n\(long)\n[]\r\n\(valid)"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).ndjson")
+        try Data(text.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fromFile = try CommandRunner.run(["validate", "--verdicts", file.path])
+        let fromStandardInput = try CommandRunner.run(["validate", "--verdicts", "-"], stdin: Data(text.utf8))
+        let expected = [
+            "{\"line\":1,\"status\":\"accepted\",\"errors\":[]}",
+            "{\"line\":3,\"status\":\"rejected\",\"errors\":[{\"code\":\"too_large\",\"path\":\"\"}]}",
+            "{\"line\":4,\"status\":\"rejected\",\"errors\":[{\"code\":\"not_an_object\",\"path\":\"\"}]}",
+            "{\"line\":5,\"status\":\"accepted\",\"errors\":[]}",
+        ]
+        #expect(fromFile.stdout.split(separator: "\n").map(String.init) == expected)
+        #expect(fromStandardInput.stdout.split(separator: "\n").map(String.init) == expected)
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).ndjson")
+        try Data().write(to: empty)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        #expect(try CommandRunner.run(["validate", empty.path]).stdout.contains("\"accepted\":0"))
+    }
+
     @Test("usage errors exit 2")
     func usageErrors() throws {
         #expect(try CommandRunner.run(["validate", "--no-such-flag"]).status == 2)

@@ -45,8 +45,12 @@ struct Validate: ParsableCommand {
         try LineReader(path: input).forEachLine { number, line in
             if LineReader.isBlank(line) { return }
             let verdict = validator.validate(line)
-            if verdict.isAccepted { accepted += 1 } else { rejected += 1 }
-            for code in verdict.codes { byCode[code, default: 0] += 1 }
+            if verdict.isAccepted {
+                accepted += 1
+            } else {
+                rejected += 1
+                for code in verdict.codes { byCode[code, default: 0] += 1 }
+            }
             if verdicts { output.write(Self.verdictLine(number, verdict)) }
         }
         if !verdicts {
