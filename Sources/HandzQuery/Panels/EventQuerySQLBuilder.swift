@@ -174,6 +174,7 @@ public struct EventQuerySQLBuilder {
         try sessionKeyProperty(key, query.match)
         let day = dialect.integerDivision("t - \(from)", String(EventQuery.dayMs))
         let shared = KPISQLBuilder.reportedSessionCTEs(rows: "ev", install: "inst", session: "session", time: "t", id: "id", flag: "hit", key: "kv")
+        let reported = KPISQLBuilder.reportedSessionTest(of: "sb", dialect: dialect)
         return """
         ev AS (
           SELECT e.install_id AS inst, e.session_id AS session, e.event_time_ms AS t, e.event_id AS id,
@@ -187,9 +188,9 @@ public struct EventQuerySQLBuilder {
           ) x GROUP BY session, day
         ),
         sd AS (
-          SELECT sb.session AS session, sb.day AS day, CASE WHEN sb.unnamed = 1 OR rep.session IS NOT NULL THEN 1 ELSE 0 END AS bad,
+          SELECT sb.session AS session, sb.day AS day, CASE WHEN sb.unnamed = 1 OR \(reported.test) THEN 1 ELSE 0 END AS bad,
                  CASE WHEN ls.session IS NOT NULL THEN 1 ELSE 0 END AS lst
-          FROM sb LEFT JOIN rep ON rep.session = sb.session LEFT JOIN ls ON ls.session = sb.session
+          FROM sb\(reported.join) LEFT JOIN ls ON ls.session = sb.session
         )
         """
     }
