@@ -1,3 +1,4 @@
+import Foundation
 import HandzAnalyticsCore
 import HandzQuery
 
@@ -12,6 +13,10 @@ extension StoreAnalysis {
     static let scanShare = 0.05
 
     func planned(_ sql: String, events: [String]) throws -> String {
+        if ProcessInfo.processInfo.environment["HANDZ_EXPLAIN"] != nil {
+            let plan = try database.prepare("EXPLAIN QUERY PLAN " + sql).query { "\($0.int64(0)) \($0.int64(1)) \($0.text(3) ?? "")" }
+            FileHandle.standardError.write(Data((plan.joined(separator: "\n") + "\n").utf8))
+        }
         // The analytical layer is clustered by event name: its key ranges are always the way in.
         guard source == .log else { return sql }
         let counts = try eventCounts()

@@ -28,9 +28,13 @@ public final class StoreAnalysis {
     public init(path: String, catalog: Catalog, source: Source = .analyticalLayer) throws {
         self.catalog = catalog
         self.source = source
-        database = source == .analyticalLayer ? try SQLiteEventStore.openForQueries(path: path) : try SQLiteDatabase(path: path, readOnly: true)
-        // Analysis sorts millions of rows: keep temporary b-trees in memory, use a large cache.
-        try database.execute("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA mmap_size = 1073741824")
+        switch source {
+        case .analyticalLayer:
+            database = try SQLiteEventStore.openForQueries(path: path)
+        case .log:
+            database = try SQLiteDatabase(path: path, readOnly: true)
+            try database.execute(SQLiteEventStore.analysisSettings)
+        }
     }
 
     /// One funnel run: the funnel's events read once (a table scan or the name index, see

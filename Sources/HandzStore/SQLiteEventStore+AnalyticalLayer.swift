@@ -46,10 +46,17 @@ extension SQLiteEventStore {
     public static func openForQueries(path: String) throws -> SQLiteDatabase {
         try prepareForQueries(path: path)
         let database = try SQLiteDatabase(path: path, readOnly: true)
+        // The settings first: changing `temp_store` drops every temporary object, the view included.
+        try database.execute(analysisSettings)
         try database.registerUUIDFunctions()
         try database.execute(AnalyticalLayerSchema.eventsView)
         return database
     }
+
+    /// The settings of a connection that analyses (it sorts millions of rows): temporary b-trees
+    /// in memory, a 256 MiB page cache, the file mapped. Set before any temporary object is made,
+    /// since changing `temp_store` deletes them all.
+    public static let analysisSettings = "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA mmap_size = 1073741824"
 
     /// `beforeCommit` runs inside each batch's transaction, after its rows are written (the fault
     /// tests kill the process there).

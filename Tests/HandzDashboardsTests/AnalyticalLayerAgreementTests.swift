@@ -34,6 +34,40 @@ import Testing
         }
     }
 
+    @Test("the queries read the layer, not the log: with the log's rows removed behind the layer's back, only the log source sees nothing")
+    func queriesReadTheLayer() throws {
+        // Without this the two sources could agree because both read the log (they once did:
+        // `PRAGMA temp_store` set after the view was made dropped it, and `events` fell back to
+        // the log's table).
+        let directory = try temporaryDirectory("handz-layer-read")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("copy.sqlite").path
+        let source = try SQLiteDatabase(path: data.path, readOnly: true)
+        try source.execute("VACUUM INTO '\(path)'")
+        try SQLiteEventStore.prepareForQueries(path: path)
+        // The log emptied by hand, the layer and its watermark untouched: nothing left to fold.
+        let raw = try SQLiteDatabase(path: path)
+        try raw.execute("PRAGMA secure_delete = OFF; DELETE FROM events")
+        let (from, to) = (SimulatedDashboards.fromMs, SimulatedDashboards.toMs)
+        let layer = try StoreAnalysis(path: path, catalog: catalog)
+        let log = try StoreAnalysis(path: path, catalog: catalog, source: .log)
+        #expect(try log.eventTimeRange() == nil)
+        #expect(try layer.eventTimeRange() != nil)
+        let funnel = try #require(catalog.funnels.first { $0.id == "F0" })
+        let query = FunnelQuery(funnel: funnel, fromMs: from, toMs: to)
+        #expect(try log.funnel(query).steps.first?.actors == 0)
+        #expect(try layer.funnel(query).steps.first?.actors ?? 0 > 0)
+        #expect(try layer.funnelBySQL(query).steps.first?.actors ?? 0 > 0)
+        let kpi = try #require(catalog.kpis.first { $0.id == "crash_free_sessions" })
+        guard case .ratio(_, let denominator) = try layer.kpi(KPIQuery(kpi: kpi, fromMs: from, toMs: to)).rows else {
+            Issue.record("crash_free_sessions is a ratio")
+            return
+        }
+        #expect(denominator > 0)
+        let panel = try #require(data.dashboards.first { $0.id == "launch_health" }?.panels.first { $0.id == "app_opens" })
+        #expect(try layer.run(panel.sources[0], fromMs: from, toMs: to) != log.run(panel.sources[0], fromMs: from, toMs: to))
+    }
+
     @Test("every panel of the six dashboards: the same data from the layer as from the log")
     func dashboards() throws {
         let layer = try StoreAnalysis(path: data.path, catalog: catalog)
