@@ -140,6 +140,15 @@ public struct KPISQLBuilder {
         ]
     }
 
+    /// `value` where `flag` (a `CASE … THEN 1 ELSE 0 END`) is 1, else NULL, on SQLite; `value`
+    /// unchanged on the other dialects. For a column read only on flagged rows (the session a crash
+    /// report names): SQLite's `json_extract` parses the properties of every row it is asked
+    /// for, 1.46 M parses for 2,823 reports at 20,000 installs (issue 15). Same results: every use
+    /// of the column also tests the flag.
+    static func onlyWhere(_ flag: String, _ value: String, dialect: SQLDialect) -> String {
+        dialect == .sqlite ? "CASE WHEN \(flag) = 1 THEN \(value) END" : value
+    }
+
     /// Whether a session of `sessions` (a CTE with a `session` column) is named by a report, that
     /// is, is in `rep`: the condition, and the join it needs after `FROM sessions`.
     ///
@@ -195,7 +204,12 @@ public struct KPISQLBuilder {
             "\(try flag(kpi.exclude.map { [$0] } ?? [])) AS is_exclude",
         ]
         columns.append("\(try kpi.property.map { name throws(QueryError) in try access.text(name) } ?? dialect.nullText) AS pv")
-        columns.append("\(try kpi.key.map { name throws(QueryError) in try access.text(name) } ?? dialect.nullText) AS kv")
+        var key = try kpi.key.map { name throws(QueryError) in try access.text(name) } ?? dialect.nullText
+        if kpi.measure == .sessionsWithoutReport, let exclude = kpi.exclude {
+            // Read only where it is used (the reports): see ``onlyWhere(_:_:dialect:)``.
+            key = Self.onlyWhere(try flag([exclude]), key, dialect: dialect)
+        }
+        columns.append("\(key) AS kv")
         columns.append("\(kpi.measure == .latestValueDistribution ? try access.integer(kpi.property ?? "") : dialect.nullInteger) AS iv")
         var amount = dialect.nullInteger
         if !kpi.sums.isEmpty {

@@ -178,7 +178,7 @@ public struct EventQuerySQLBuilder {
         return """
         ev AS (
           SELECT e.install_id AS inst, e.session_id AS session, e.event_time_ms AS t, e.event_id AS id,
-                 CASE WHEN \(match) THEN 1 ELSE 0 END AS hit, \(try access.text(key)) AS kv
+                 CASE WHEN \(match) THEN 1 ELSE 0 END AS hit, \(KPISQLBuilder.onlyWhere("CASE WHEN \(match) THEN 1 ELSE 0 END", try access.text(key), dialect: dialect)) AS kv
           FROM events e
         ),
         \(shared.joined(separator: ",\n")),
