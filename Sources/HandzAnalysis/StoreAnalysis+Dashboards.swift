@@ -4,6 +4,9 @@ import HandzQuery
 extension StoreAnalysis {
     /// One named event query (CH33 §7 panels): each of its statements run, the rows assembled.
     public func eventQuery(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws -> EventQueryResult {
+        if let sessions = try sessionShareByReading(query, fromMs: fromMs, toMs: toMs) {
+            return EventQueryResult(query: query, rows: [.sessions: sessions])
+        }
         let statements = try EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite).statements(query, fromMs: fromMs, toMs: toMs)
         var rows: [EventStatement.Part: [ResultRow]] = [:]
         for statement in statements {
@@ -48,9 +51,15 @@ extension StoreAnalysis {
 extension StoreAnalysis {
     /// The first and last stored event times (epoch ms), nil when the store is empty.
     public func eventTimeRange() throws -> (first: Int64, last: Int64)? {
-        // On the layer, its table straight (the view would join every row to its name).
-        let table = source == .log ? "events" : "main.analytic_events"
-        let rows: [(Int64, Int64)?] = try database.prepare("SELECT MIN(event_time_ms), MAX(event_time_ms) FROM \(table)").query { row in
+        // On the layer, one seek to each end of every event name's key range (the table is
+        // clustered by name, then time) instead of a scan.
+        let sql = source == .log ? "SELECT MIN(event_time_ms), MAX(event_time_ms) FROM events" : """
+            SELECT MIN(first), MAX(last) FROM (
+              SELECT (SELECT MIN(a.event_time_ms) FROM main.analytic_events a WHERE a.name_id = n.id) AS first,
+                     (SELECT MAX(a.event_time_ms) FROM main.analytic_events a WHERE a.name_id = n.id) AS last
+              FROM main.event_names n)
+            """
+        let rows: [(Int64, Int64)?] = try database.prepare(sql).query { row in
             row.isNull(0) ? nil : (row.int64(0), row.int64(1))
         }
         return rows.first ?? nil
@@ -61,7 +70,13 @@ extension StoreAnalysis {
     /// The catalog versions the events of `[fromMs, toMs)` were validated against, sorted as
     /// text (docs/catalog-releases.md: reports over several versions name what each could send).
     public func catalogVersions(fromMs: Int64, toMs: Int64) throws -> [String] {
-        try database.prepare("SELECT DISTINCT catalog_version FROM events WHERE event_time_ms >= ?1 AND event_time_ms < ?2 ORDER BY 1")
-            .query([.integer(fromMs), .integer(toMs)]) { $0.text(0) ?? "" }
+        // On the layer, the distinct envelopes of the range first, then their versions: not a
+        // join to `event_contexts` for every event, as the view would do.
+        let sql = source == .log ? "SELECT DISTINCT catalog_version FROM events WHERE event_time_ms >= ?1 AND event_time_ms < ?2 ORDER BY 1" : """
+            SELECT DISTINCT c.catalog_version FROM (
+              SELECT DISTINCT context_id FROM main.analytic_events WHERE event_time_ms >= ?1 AND event_time_ms < ?2) x
+            JOIN main.event_contexts c ON c.id = x.context_id ORDER BY 1
+            """
+        return try database.prepare(sql).query([.integer(fromMs), .integer(toMs)]) { $0.text(0) ?? "" }
     }
 }

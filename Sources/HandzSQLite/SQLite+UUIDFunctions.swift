@@ -39,8 +39,10 @@ extension SQLiteDatabase {
                   let blob = sqlite3_value_blob(argument) else {
                 return sqlite3_result_value(context, argument)
             }
-            let text = UUIDBytes.format(UnsafeRawBufferPointer(start: blob, count: 16))
-            text.withUnsafeBufferPointer { sqlite3_result_text(context, $0.baseAddress, 36, transient) }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { text in
+                UUIDBytes.format(UnsafeRawBufferPointer(start: blob, count: 16), into: text)
+                text.withMemoryRebound(to: CChar.self) { sqlite3_result_text(context, $0.baseAddress, 36, transient) }
+            }
         }, nil, nil, nil)
         guard result == SQLITE_OK else { throw error(result) }
     }
@@ -76,16 +78,59 @@ enum UUIDBytes {
         }
     }
 
-    /// Canonical lower-case text of 16 bytes, as 36 UTF-8 code units.
-    static func format(_ bytes: UnsafeRawBufferPointer) -> [CChar] {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [CChar]()
-        text.reserveCapacity(36)
-        for (offset, byte) in bytes.enumerated() {
-            if offset == 4 || offset == 6 || offset == 8 || offset == 10 { text.append(CChar(UInt8(ascii: "-"))) }
-            text.append(CChar(digits[Int(byte >> 4)]))
-            text.append(CChar(digits[Int(byte & 0x0F)]))
+    /// Writes the canonical lower-case text of 16 bytes into `text` (36 UTF-8 code units). No
+    /// allocation: every row read through the layer's `events` view calls this up to three times.
+    static func format(_ bytes: UnsafeRawBufferPointer, into text: UnsafeMutableBufferPointer<UInt8>) {
+        var out = 0
+        for offset in 0..<16 {
+            if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                text[out] = UInt8(ascii: "-")
+                out += 1
+            }
+            text[out] = hexDigit(bytes[offset] >> 4)
+            text[out + 1] = hexDigit(bytes[offset] & 0x0F)
+            out += 2
         }
-        return text
+    }
+
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+    }
+}
+
+/// A UUID's 16 bytes as two words, most significant first: ordered and compared like SQLite
+/// orders and compares the 16-byte blob (`memcmp`), hashed without allocating.
+public struct UUIDWords: Hashable, Comparable, Sendable {
+    public var high: UInt64
+    public var low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// The words of 16 bytes; nil for any other length.
+    public init?(bytes: UnsafeRawBufferPointer) {
+        guard bytes.count == 16 else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0
+        for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
+        for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
+        self.init(high: high, low: low)
+    }
+
+    /// The words of canonical lower-case UUID text (what `uuid_text` writes); nil for anything
+    /// else, upper case included, so that equal words mean equal text.
+    public init?(lowercaseText text: UnsafeRawBufferPointer) {
+        guard text.count == 36, !text.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) else { return nil }
+        let parsed: UUIDWords? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { bytes in
+            guard UUIDBytes.parse(text.baseAddress!.assumingMemoryBound(to: UInt8.self), into: bytes) else { return nil }
+            return UUIDWords(bytes: UnsafeRawBufferPointer(bytes))
+        }
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    public static func < (lhs: UUIDWords, rhs: UUIDWords) -> Bool {
+        (lhs.high, lhs.low) < (rhs.high, rhs.low)
     }
 }

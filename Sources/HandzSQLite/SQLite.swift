@@ -207,6 +207,15 @@ public final class SQLiteStatement {
         return String(cString: pointer)
     }
 
+    /// The column's bytes (a blob's, or a text's UTF-8), valid until the next step or reset: no copy.
+    public func bytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        let pointer = sqlite3_column_blob(handle, column)
+        return UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// Whether the column holds a blob (not text, a number or NULL).
+    public func isBlob(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_BLOB }
+
     public func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }

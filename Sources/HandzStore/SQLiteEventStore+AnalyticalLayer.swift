@@ -50,6 +50,7 @@ extension SQLiteEventStore {
         try database.execute(analysisSettings)
         try database.registerUUIDFunctions()
         try database.execute(AnalyticalLayerSchema.eventsView)
+        try database.execute(AnalyticalLayerSchema.eventKeysView)
         return database
     }
 

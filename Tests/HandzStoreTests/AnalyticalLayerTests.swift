@@ -151,4 +151,32 @@ import Testing
         // Byte order of the blobs is the text order of the ids.
         #expect(try database.scalar("SELECT (uuid_blob('0fffffff-ffff-4fff-bfff-ffffffffffff') < uuid_blob('a0000000-0000-4000-8000-000000000000'))") == 1)
     }
+
+    @Test("UUIDWords order like SQLite orders the 16-byte blobs, and read only the text uuid_text writes")
+    func uuidWords() throws {
+        let database = try SQLiteDatabase(path: ":memory:")
+        try database.registerUUIDFunctions()
+        let ids = ["00000000-0000-4000-8000-0000000000ff", "00000000-0000-4000-8000-000000000100", "0fffffff-ffff-4fff-bfff-ffffffffffff",
+                   "a0000000-0000-4000-8000-000000000000", "ffffffff-ffff-4fff-bfff-fffffffffffe"]
+        var words: [UUIDWords] = []
+        for id in ids.shuffled() {
+            let statement = try database.prepare("SELECT uuid_blob('\(id)')")
+            #expect(try statement.step())
+            words.append(try #require(UUIDWords(bytes: statement.bytes(0))))
+            #expect(Self.words(id) == words.last)
+            statement.reset()
+        }
+        let sqliteOrder = try database.prepare("SELECT uuid_text(b) FROM (\(ids.map { "SELECT uuid_blob('\($0)') AS b" }.joined(separator: " UNION ALL "))) ORDER BY b")
+            .query { $0.text(0) ?? "" }
+        #expect(sqliteOrder == ids)
+        #expect(words.sorted() == ids.map(Self.words))
+        // Upper case and anything but a canonical id read as nothing: they never equal a stored 16-byte id's text.
+        for text in [ids[3].uppercased(), "not-a-uuid", String(ids[0].dropLast())] {
+            #expect(Self.words(text) == nil)
+        }
+    }
+
+    static func words(_ text: String) -> UUIDWords? {
+        Array(text.utf8).withUnsafeBytes { UUIDWords(lowercaseText: $0) }
+    }
 }

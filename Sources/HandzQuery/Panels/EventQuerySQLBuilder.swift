@@ -99,58 +99,79 @@ public struct EventQuerySQLBuilder {
             }
             return statements
         case .sessionShare:
-            guard query.rollingDays >= 2 else { throw .invalidRange("rolling_days must be at least 2 (day 1 is the daily series)") }
             let perDay = try sessionDays(query, match: match, access: access, from: from, to: to)
-            let lastDay = dialect.integerDivision("\(to) - \(from) - 1", String(EventQuery.dayMs))
-            let span = String(query.rollingDays - 1)
-            // Window N counts a session on day d when it has a day in [d − N + 1, d]. Each
-            // (session, day) row "owns" the windows from its day until the session's next day or
-            // N − 1 days later, so every window counts each session once; it is bad there until
-            // N − 1 days after the session's last bad day so far. The owned ranges become +1/−1
-            // steps per day, summed in day order: linear in (session, day) rows, no range join.
-            // The same steps for the install's last sessions (`lst`) count the unknown ones: last
-            // and not bad in the window (the KPI's left_out). `next_day` takes a Nullable argument:
-            // over an empty frame ClickHouse gives a non-Nullable MIN its type's default, 0, not NULL.
-            return [EventStatement(part: .sessions, sql: """
-            WITH \(perDay),
-            sq AS (
-              SELECT day, lst,
-                     MIN(CASE WHEN day IS NOT NULL THEN day END) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_day,
-                     MAX(CASE WHEN bad = 1 THEN day END) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS last_bad
-              FROM sd
-            ),
-            own AS (
-              SELECT day, lst, CASE WHEN next_day IS NOT NULL AND next_day - 1 < day + \(span) THEN next_day - 1 ELSE day + \(span) END AS last, last_bad FROM sq
-            ),
-            steps AS (
-              SELECT day AS d, 1 AS dt, 0 AS db, lst AS dl, 0 AS dlb FROM own
-              UNION ALL SELECT last + 1 AS d, -1 AS dt, 0 AS db, 0 - lst AS dl, 0 AS dlb FROM own
-              UNION ALL SELECT day AS d, 0 AS dt, 1 AS db, 0 AS dl, lst AS dlb FROM own WHERE last_bad IS NOT NULL AND last_bad + \(span) >= day
-              UNION ALL SELECT CASE WHEN last_bad + \(span) < last THEN last_bad + \(span) ELSE last END + 1 AS d, 0 AS dt, -1 AS db, 0 AS dl, 0 - lst AS dlb
-                FROM own WHERE last_bad IS NOT NULL AND last_bad + \(span) >= day
-            ),
-            per AS (SELECT d, SUM(dt) AS dt, SUM(db) AS db, SUM(dl) AS dl, SUM(dlb) AS dlb FROM steps GROUP BY d),
-            run AS (
-              SELECT d, SUM(dt) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS sn,
-                     SUM(db) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS bads,
-                     SUM(dl) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS lasts,
-                     SUM(dlb) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS lbads
-              FROM per
-            )
-            SELECT \(dialect.castInteger("1")) AS days, day, SUM(CASE WHEN bad = 0 AND lst = 0 THEN 1 ELSE 0 END) AS good,
-                   SUM(CASE WHEN bad = 1 OR lst = 0 THEN 1 ELSE 0 END) AS total, SUM(CASE WHEN bad = 0 AND lst = 1 THEN 1 ELSE 0 END) AS left_out
-            FROM sd GROUP BY day
-            UNION ALL
-            SELECT \(dialect.castInteger(String(query.rollingDays))) AS days, d AS day, sn - bads - (lasts - lbads) AS good, sn - (lasts - lbads) AS total,
-                   lasts - lbads AS left_out FROM run
-            WHERE sn > 0 AND d <= \(lastDay)\(suffix)
-            """)]
+            return [EventStatement(part: .sessions, sql: "WITH \(perDay),\n" + (try sessionShareOverDays(query, fromMs: fromMs, toMs: toMs)))]
         case .followedBy:
             guard query.target != nil else { throw .invalidRange("followed_by needs a target") }
             let kpi = query.followedByKPI(id: "followed_by")
             let sql = try KPISQLBuilder(catalog: catalog, dialect: dialect).sql(KPIQuery(kpi: kpi, fromMs: fromMs, toMs: toMs))
             return [EventStatement(part: .conversion, sql: sql)]
         }
+    }
+
+    /// The `session_share` statement after its first CTE: every CTE from `sq` on and the final
+    /// SELECT, reading `sd(session, day, bad, lst)` — each session's days in [from, to) (see
+    /// ``sessionDays(_:match:access:from:to:)``). ``statements(_:fromMs:toMs:)`` puts `WITH sd AS
+    /// (…),` in front; the embedded store can instead compute `sd` from one read of its events and
+    /// run this on a temporary table of that name (`StoreAnalysis`), with the same results.
+    public func sessionShareOverDays(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws(QueryError) -> String {
+        guard fromMs < toMs else { throw .invalidRange("from must be before to") }
+        guard query.rollingDays >= 2 else { throw .invalidRange("rolling_days must be at least 2 (day 1 is the daily series)") }
+        let from = String(fromMs), to = String(toMs)
+        let lastDay = dialect.integerDivision("\(to) - \(from) - 1", String(EventQuery.dayMs))
+        let span = String(query.rollingDays - 1)
+        // Window N counts a session on day d when it has a day in [d − N + 1, d]. Each
+        // (session, day) row "owns" the windows from its day until the session's next day or
+        // N − 1 days later, so every window counts each session once; it is bad there until
+        // N − 1 days after the session's last bad day so far. The owned ranges become +1/−1
+        // steps per day, summed in day order: linear in (session, day) rows, no range join.
+        // The same steps for the install's last sessions (`lst`) count the unknown ones: last
+        // and not bad in the window (the KPI's left_out). `next_day` takes a Nullable argument:
+        // over an empty frame ClickHouse gives a non-Nullable MIN its type's default, 0, not NULL.
+        return """
+        sq AS (
+          SELECT day, lst,
+                 MIN(CASE WHEN day IS NOT NULL THEN day END) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_day,
+                 MAX(CASE WHEN bad = 1 THEN day END) OVER (PARTITION BY session ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS last_bad
+          FROM sd
+        ),
+        own AS (
+          SELECT day, lst, CASE WHEN next_day IS NOT NULL AND next_day - 1 < day + \(span) THEN next_day - 1 ELSE day + \(span) END AS last, last_bad FROM sq
+        ),
+        steps AS (
+          SELECT day AS d, 1 AS dt, 0 AS db, lst AS dl, 0 AS dlb FROM own
+          UNION ALL SELECT last + 1 AS d, -1 AS dt, 0 AS db, 0 - lst AS dl, 0 AS dlb FROM own
+          UNION ALL SELECT day AS d, 0 AS dt, 1 AS db, 0 AS dl, lst AS dlb FROM own WHERE last_bad IS NOT NULL AND last_bad + \(span) >= day
+          UNION ALL SELECT CASE WHEN last_bad + \(span) < last THEN last_bad + \(span) ELSE last END + 1 AS d, 0 AS dt, -1 AS db, 0 AS dl, 0 - lst AS dlb
+            FROM own WHERE last_bad IS NOT NULL AND last_bad + \(span) >= day
+        ),
+        per AS (SELECT d, SUM(dt) AS dt, SUM(db) AS db, SUM(dl) AS dl, SUM(dlb) AS dlb FROM steps GROUP BY d),
+        run AS (
+          SELECT d, SUM(dt) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS sn,
+                 SUM(db) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS bads,
+                 SUM(dl) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS lasts,
+                 SUM(dlb) OVER (ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS lbads
+          FROM per
+        )
+        SELECT \(dialect.castInteger("1")) AS days, day, SUM(CASE WHEN bad = 0 AND lst = 0 THEN 1 ELSE 0 END) AS good,
+               SUM(CASE WHEN bad = 1 OR lst = 0 THEN 1 ELSE 0 END) AS total, SUM(CASE WHEN bad = 0 AND lst = 1 THEN 1 ELSE 0 END) AS left_out
+        FROM sd GROUP BY day
+        UNION ALL
+        SELECT \(dialect.castInteger(String(query.rollingDays))) AS days, d AS day, sn - bads - (lasts - lbads) AS good, sn - (lasts - lbads) AS total,
+               lasts - lbads AS left_out FROM run
+        WHERE sn > 0 AND d <= \(lastDay)\(dialect.querySuffix)
+        """
+    }
+
+    /// The two columns a `session_share` with a `sessionKey` reads from each event, as SQL over
+    /// `events e`: whether it is a report (`match`, 1 or 0) and, on reports only, the session it
+    /// names (text). The same expressions as the statement's, for a reader that computes `sd` itself.
+    public func sessionReportColumns(_ query: EventQuery) throws(QueryError) -> (isReport: String, namedSession: String) {
+        guard let key = query.sessionKey else { throw .invalidRange("session_share without session_key") }
+        try sessionKeyProperty(key, query.match)
+        let access = PropertyAccess(catalog: catalog, dialect: dialect)
+        let match = try access.matches(events: query.match.events, filters: query.match.filters)
+        return ("CASE WHEN \(match) THEN 1 ELSE 0 END", "CASE WHEN \(match) THEN \(try access.text(key)) END")
     }
 
     /// `sd(session, day, bad, lst)`: each session's days in [from, to), `bad` when the session

@@ -55,15 +55,24 @@ public enum AnalyticalLayerSchema {
     /// temporary view shadows `main.events` for unqualified names, so the query builders' SQL reads
     /// the layer unchanged. The contexts join is a `LEFT JOIN` on their primary key, which SQLite
     /// leaves out of any query that reads no context column.
-    public static let eventsView = """
-    CREATE TEMP VIEW IF NOT EXISTS events AS
-    SELECT a.event_id AS event_id, n.name AS event_name, a.event_time_ms AS event_time_ms,
-           a.received_time_ms AS received_time_ms, uuid_text(a.install) AS install_id,
-           uuid_text(a.session) AS session_id, uuid_text(a.user) AS user_id,
-           \(contextColumns.map { "c.\($0) AS \($0)" }.joined(separator: ", ")),
-           a.properties AS properties
-    FROM main.analytic_events a
-    JOIN main.event_names n ON n.id = a.name_id
-    LEFT JOIN main.event_contexts c ON c.id = a.context_id
-    """
+    public static let eventsView = view("events", id: { "uuid_text(a.\($0))" })
+
+    /// The same columns as `event_keys`, the ids as the layer holds them (16 bytes; the text of an
+    /// id that is not a canonical UUID): for readers that only compare ids and so need no
+    /// `uuid_text` per row (`StoreAnalysis`'s session shares).
+    public static let eventKeysView = view("event_keys", id: { "a.\($0)" })
+
+    static func view(_ name: String, id: (String) -> String) -> String {
+        """
+        CREATE TEMP VIEW IF NOT EXISTS \(name) AS
+        SELECT a.event_id AS event_id, n.name AS event_name, a.event_time_ms AS event_time_ms,
+               a.received_time_ms AS received_time_ms, \(id("install")) AS install_id,
+               \(id("session")) AS session_id, \(id("user")) AS user_id,
+               \(contextColumns.map { "c.\($0) AS \($0)" }.joined(separator: ", ")),
+               a.properties AS properties
+        FROM main.analytic_events a
+        JOIN main.event_names n ON n.id = a.name_id
+        LEFT JOIN main.event_contexts c ON c.id = a.context_id
+        """
+    }
 }

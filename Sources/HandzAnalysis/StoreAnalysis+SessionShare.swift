@@ -1,0 +1,58 @@
+import HandzQuery
+import HandzSQLite
+
+/// Crash-free sessions (a `session_share` with a session key) on the analytical layer: `sd` from
+/// one read of every event (``SessionDays``), then the rest of the builder's statement
+/// (``EventQuerySQLBuilder/sessionShareOverDays(_:fromMs:toMs:)``) on it as a temporary table.
+///
+/// Why: the statement's `sd` sorts every stored event three times and turns every id into text;
+/// at 20,000 installs it was 12.5 s of a 22.9 s render (BENCHMARKS.md, "The store split"). The
+/// rows are the same (`AnalyticalLayerAgreementTests` holds them to the statement on the log).
+extension StoreAnalysis {
+    /// The `.sessions` rows, or nil when this reader does not apply (the log, no session key, an
+    /// event id that is not 16 bytes): the caller then runs the statement.
+    func sessionShareByReading(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws -> [ResultRow]? {
+        guard source == .analyticalLayer, query.kind == .sessionShare, query.sessionKey != nil else { return nil }
+        let builder = EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite)
+        let columns = try builder.sessionReportColumns(query)
+        let overDays = try builder.sessionShareOverDays(query, fromMs: fromMs, toMs: toMs)
+        let read = try database.prepare("""
+            SELECT e.install_id, e.session_id, e.event_time_ms, e.event_id, \(columns.isReport), \(columns.namedSession)
+            FROM event_keys e
+            """)
+        defer { read.reset() }
+        var days = SessionDays(fromMs: fromMs, toMs: toMs)
+        while try read.step() {
+            guard let eventID = UUIDWords(bytes: read.bytes(3)) else { return nil }
+            let isReport = read.int64(4) != 0
+            days.add(install: Self.storedID(read, 0), session: Self.storedID(read, 1), timeMs: read.int64(2), eventID: eventID,
+                     isReport: isReport, named: isReport && !read.isNull(5) ? Self.namedID(read.bytes(5)) : nil)
+        }
+        try database.execute("DROP TABLE IF EXISTS temp.sd; CREATE TEMP TABLE sd (session INTEGER NOT NULL, day INTEGER NOT NULL, bad INTEGER NOT NULL, lst INTEGER NOT NULL)")
+        defer { try? database.execute("DROP TABLE IF EXISTS temp.sd") }
+        try database.transaction("DEFERRED") {
+            let insert = try database.prepare("INSERT INTO temp.sd (session, day, bad, lst) VALUES (?1, ?2, ?3, ?4)")
+            for row in days.rows() {
+                try insert.run([.integer(row.session), .integer(row.day), .integer(row.bad ? 1 : 0), .integer(row.last ? 1 : 0)])
+            }
+        }
+        return try database.prepare("WITH " + overDays).query { row in
+            let columns = 0..<row.columnCount
+            return ResultRow(integers: columns.map { row.isNull($0) ? nil : row.int64($0) }, texts: columns.map { row.isNull($0) ? nil : row.text($0) })
+        }
+    }
+
+    /// An id column of `event_keys`: 16 bytes, or the text of an id that is not a UUID, or NULL.
+    static func storedID(_ row: SQLiteStatement, _ column: Int32) -> SessionDays.ID {
+        if row.isNull(column) { return .missing }
+        if row.isBlob(column), let words = UUIDWords(bytes: row.bytes(column)) { return .uuid(words) }
+        return .text(row.text(column) ?? "")
+    }
+
+    /// The session a report names (text from its properties), as the id it equals: the words of
+    /// canonical lower-case text (what the `events` view shows for a 16-byte id), else the text.
+    static func namedID(_ text: UnsafeRawBufferPointer) -> SessionDays.ID {
+        if let words = UUIDWords(lowercaseText: text) { return .uuid(words) }
+        return .text(String(decoding: text, as: UTF8.self))
+    }
+}
