@@ -65,6 +65,26 @@ struct SessionDays {
         }
     }
 
+    /// The KPI over the range: the sessions with an event in it, each bad when a report names it or
+    /// any of its days there is unnamed, unknown when last of its install and not bad. `known`
+    /// counts the bad and the not-last ones, `good` the known ones not bad.
+    func sessionTotals() -> (good: Int64, known: Int64, unknown: Int64) {
+        var lastSessions: Set<ID> = []
+        for entry in last.values where entry.session != .missing { lastSessions.insert(entry.session) }
+        var unnamedSessions: [ID: Bool] = [:]
+        for (key, unnamed) in days { unnamedSessions[key.session] = (unnamedSessions[key.session] ?? false) || unnamed }
+        var totals: (good: Int64, known: Int64, unknown: Int64) = (0, 0, 0)
+        for (session, unnamed) in unnamedSessions {
+            let known = session != .missing
+            let bad = unnamed || (known && reported.contains(session))
+            let isLast = known && lastSessions.contains(session)
+            if !bad && !isLast { totals.good += 1 }
+            if bad || !isLast { totals.known += 1 }
+            if !bad && isLast { totals.unknown += 1 }
+        }
+        return totals
+    }
+
     /// The rows of `sd`, sessions numbered (the statement after `sd` only partitions by them),
     /// in no particular order.
     func rows() -> [(session: Int64, day: Int64, bad: Bool, last: Bool)] {

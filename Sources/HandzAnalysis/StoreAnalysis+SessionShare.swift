@@ -12,22 +12,9 @@ extension StoreAnalysis {
     /// The `.sessions` rows, or nil when this reader does not apply (the log, no session key, an
     /// event id that is not 16 bytes): the caller then runs the statement.
     func sessionShareByReading(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws -> [ResultRow]? {
-        guard source == .analyticalLayer, query.kind == .sessionShare, query.sessionKey != nil else { return nil }
-        let builder = EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite)
-        let columns = try builder.sessionReportColumns(query)
-        let overDays = try builder.sessionShareOverDays(query, fromMs: fromMs, toMs: toMs)
-        let read = try database.prepare("""
-            SELECT e.install_id, e.session_id, e.event_time_ms, e.event_id, \(columns.isReport), \(columns.namedSession)
-            FROM event_keys e
-            """)
-        defer { read.reset() }
-        var days = SessionDays(fromMs: fromMs, toMs: toMs)
-        while try read.step() {
-            guard let eventID = UUIDWords(bytes: read.bytes(3)) else { return nil }
-            let isReport = read.int64(4) != 0
-            days.add(install: Self.storedID(read, 0), session: Self.storedID(read, 1), timeMs: read.int64(2), eventID: eventID,
-                     isReport: isReport, named: isReport && !read.isNull(5) ? Self.namedID(read.bytes(5)) : nil)
-        }
+        guard query.kind == .sessionShare, query.sessionKey != nil else { return nil }
+        let overDays = try EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite).sessionShareOverDays(query, fromMs: fromMs, toMs: toMs)
+        guard let days = try readSessionDays(query, fromMs: fromMs, toMs: toMs) else { return nil }
         try database.execute("DROP TABLE IF EXISTS temp.sd; CREATE TEMP TABLE sd (session INTEGER NOT NULL, day INTEGER NOT NULL, bad INTEGER NOT NULL, lst INTEGER NOT NULL)")
         defer { try? database.execute("DROP TABLE IF EXISTS temp.sd") }
         try database.transaction("DEFERRED") {
@@ -40,6 +27,35 @@ extension StoreAnalysis {
             let columns = 0..<row.columnCount
             return ResultRow(integers: columns.map { row.isNull($0) ? nil : row.int64($0) }, texts: columns.map { row.isNull($0) ? nil : row.text($0) })
         }
+    }
+
+    /// The KPI `sessions_without_report` (crash_free_sessions) from the same read: per session of
+    /// the range rather than per day (``SessionDays/sessionTotals()``). Nil when the reader does not apply.
+    func sessionsWithoutReportByReading(_ query: KPIQuery) throws -> KPIReport? {
+        guard query.kpi.measure == .sessionsWithoutReport, query.source == .table, let exclude = query.kpi.exclude, let key = query.kpi.key else { return nil }
+        let reports = EventQuery(kind: .sessionShare, match: exclude, sessionKey: key)
+        guard let totals = try readSessionDays(reports, fromMs: query.fromMs, toMs: query.toMs)?.sessionTotals() else { return nil }
+        return KPIReport(query: query, rows: .ratio(numerator: totals.good, denominator: totals.known), leftOut: totals.unknown)
+    }
+
+    /// Every stored event read once from the layer into ``SessionDays`` (reports: `query.match`
+    /// naming a session in `query.sessionKey`); nil on the log or for an event id that is not 16 bytes.
+    func readSessionDays(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws -> SessionDays? {
+        guard source == .analyticalLayer, fromMs < toMs else { return nil }
+        let columns = try EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite).sessionReportColumns(query)
+        let read = try database.prepare("""
+            SELECT e.install_id, e.session_id, e.event_time_ms, e.event_id, \(columns.isReport), \(columns.namedSession)
+            FROM event_keys e
+            """)
+        defer { read.reset() }
+        var days = SessionDays(fromMs: fromMs, toMs: toMs)
+        while try read.step() {
+            guard let eventID = UUIDWords(bytes: read.bytes(3)) else { return nil }
+            let isReport = read.int64(4) != 0
+            days.add(install: Self.storedID(read, 0), session: Self.storedID(read, 1), timeMs: read.int64(2), eventID: eventID,
+                     isReport: isReport, named: isReport && !read.isNull(5) ? Self.namedID(read.bytes(5)) : nil)
+        }
+        return days
     }
 
     /// An id column of `event_keys`: 16 bytes, or the text of an id that is not a UUID, or NULL.

@@ -82,6 +82,7 @@ public final class StoreAnalysis {
 extension StoreAnalysis {
     /// One KPI run.
     public func kpi(_ query: KPIQuery) throws -> KPIReport {
+        if let report = try sessionsWithoutReportByReading(query) { return report }
         let sql = try planned(try KPISQLBuilder(catalog: catalog, dialect: .sqlite).sql(query), events: query.kpi.eventNames)
         let statement = try database.prepare(sql)
         switch KPIShape(query.kpi.measure) {
