@@ -5,7 +5,10 @@ import HandzStore
 
 /// Runs the query builders' SQLite SQL on the embedded store (read-only) and assembles the
 /// reports. The SQL is exactly what `handz-analytics sql … --dialect sqlite` prints, except for
-/// funnels, whose chains are walked in Swift from one read of their events (``funnel(_:)``).
+/// funnels, whose chains are walked in Swift from one read of their events (``funnel(_:)``), and,
+/// on the analytical layer, crash-free sessions (the `session_share` panels with a session key and
+/// the KPI `sessions_without_report`), whose per-session days come from one read of every event
+/// (``SessionDays``) instead of three sorts of them. The tests hold every one of these to the SQL.
 ///
 /// By default the queries read the store's analytical layer (issue 15, ``AnalyticalLayerSchema``):
 /// opening one first migrates an older file and folds every stored event into the layer, then a
