@@ -39,7 +39,8 @@ extension FunnelEvaluator {
         var ordered: [String: [Event]] = [:]
         var tables: [String: [Int32]] = [:]
         var links: [Link] = []
-        for (actor, unordered) in actors.sorted(by: { $0.key < $1.key }) {
+        for number in actorNames.indices.sorted(by: { actorNames[$0] < actorNames[$1] }) {
+            let (actor, unordered) = (actorNames[number], actorEvents[number])
             let events = unordered.sorted(by: Event.before)
             let next = Self.nextTable(events, width: width)
             ordered[actor] = events

@@ -20,7 +20,10 @@ public struct FunnelEvaluator {
     /// Interned breakdown values: an event stores an index, not a string (−1: null).
     var breakdownValues: [String] = []
     var breakdownIndex: [String: Int32] = [:]
-    var actors: [String: [Event]] = [:]
+    /// The actors in order of first sight, their events, and each one's number.
+    var actorNames: [String] = []
+    var actorEvents: [[Event]] = []
+    var actorNumbers: [String: Int32] = [:]
     /// Funnels across people: each event's linked ids (``FunnelSQLBuilder/linkProperties(_:)``
     /// order), indexed by ``Event/values``.
     var values: [[String?]] = []
@@ -56,17 +59,41 @@ public struct FunnelEvaluator {
     /// breakdown property's value (nil without a breakdown, or when the event lacks it); `values`,
     /// in a funnel across people, the event's linked ids (``FunnelSQLBuilder/linkProperties(_:)``).
     public mutating func add(actor: String, timeMs: Int64, eventID: [UInt8], steps: UInt32, breakdown: String?, values linked: [String?] = []) {
-        var high: UInt64 = 0, low: UInt64 = 0
-        for offset in 0..<16 {
-            let byte = UInt64(offset < eventID.count ? eventID[offset] : 0)
-            if offset < 8 { high = high << 8 | byte } else { low = low << 8 | byte }
-        }
-        var event = Event(timeMs: timeMs, idHigh: high, idLow: low, steps: steps, breakdown: intern(breakdown))
+        let id = eventID.withUnsafeBytes { Self.idWords($0) }
+        add(actorNumber: actorNumber(actor), timeMs: timeMs, eventID: id, steps: steps, breakdown: breakdown, values: linked)
+    }
+
+    /// ``add(actor:timeMs:eventID:steps:breakdown:values:)`` for a reader that numbers its actors
+    /// by ``actorNumber(_:)`` once each (knowing them by a cheaper key than the text), with the
+    /// event id as ``idWords(_:)`` gives it: no allocation per event.
+    public mutating func add(actorNumber: Int32, timeMs: Int64, eventID: (high: UInt64, low: UInt64), steps: UInt32, breakdown: String?, values linked: [String?] = []) {
+        var event = Event(timeMs: timeMs, idHigh: eventID.high, idLow: eventID.low, steps: steps, breakdown: intern(breakdown))
         if !linked.isEmpty {
             event.values = Int32(values.count)
             values.append(linked)
         }
-        actors[actor, default: []].append(event)
+        actorEvents[Int(actorNumber)].append(event)
+    }
+
+    /// The number of `actor`, given on first sight.
+    public mutating func actorNumber(_ actor: String) -> Int32 {
+        if let number = actorNumbers[actor] { return number }
+        let number = Int32(actorNames.count)
+        actorNames.append(actor)
+        actorEvents.append([])
+        actorNumbers[actor] = number
+        return number
+    }
+
+    /// A stored event_id as two words, first 8 bytes high: ordered like the bytes (shorter ids
+    /// padded with zeros, bytes past 16 ignored).
+    public static func idWords(_ bytes: UnsafeRawBufferPointer) -> (high: UInt64, low: UInt64) {
+        var high: UInt64 = 0, low: UInt64 = 0
+        for offset in 0..<16 {
+            let byte = UInt64(offset < bytes.count ? bytes[offset] : 0)
+            if offset < 8 { high = high << 8 | byte } else { low = low << 8 | byte }
+        }
+        return (high, low)
     }
 
     mutating func intern(_ value: String?) -> Int32 {
@@ -85,7 +112,7 @@ public struct FunnelEvaluator {
         if query.funnel.handoffIndex != nil { return linkedReport() }
         var overall = StepDeltas(stepCount: stepCount)
         var buckets: [Int32: StepDeltas] = [:]
-        for (_, unordered) in actors {
+        for unordered in actorEvents {
             guard let chain = bestChain(unordered.sorted(by: Event.before), steps: stepCount) else { continue }
             overall.add(chain)
             if query.breakdown != nil { buckets[chain.breakdown, default: StepDeltas(stepCount: stepCount)].add(chain) }
