@@ -65,12 +65,16 @@ struct SessionDays {
         }
     }
 
+    /// `ls`: the sessions holding their install's last event (a missing session equals none).
+    private func lastSessions() -> Set<ID> {
+        Set(last.values.lazy.map(\.session).filter { $0 != .missing })
+    }
+
     /// The KPI over the range: the sessions with an event in it, each bad when a report names it or
     /// any of its days there is unnamed, unknown when last of its install and not bad. `known`
     /// counts the bad and the not-last ones, `good` the known ones not bad.
     func sessionTotals() -> (good: Int64, known: Int64, unknown: Int64) {
-        var lastSessions: Set<ID> = []
-        for entry in last.values where entry.session != .missing { lastSessions.insert(entry.session) }
+        let lastSessions = self.lastSessions()
         var unnamedSessions: [ID: Bool] = [:]
         for (key, unnamed) in days { unnamedSessions[key.session] = (unnamedSessions[key.session] ?? false) || unnamed }
         var totals: (good: Int64, known: Int64, unknown: Int64) = (0, 0, 0)
@@ -88,8 +92,7 @@ struct SessionDays {
     /// The rows of `sd`, sessions numbered (the statement after `sd` only partitions by them),
     /// in no particular order.
     func rows() -> [(session: Int64, day: Int64, bad: Bool, last: Bool)] {
-        var lastSessions: Set<ID> = []
-        for entry in last.values where entry.session != .missing { lastSessions.insert(entry.session) }
+        let lastSessions = self.lastSessions()
         var numbers: [ID: Int64] = [:]
         var rows: [(session: Int64, day: Int64, bad: Bool, last: Bool)] = []
         rows.reserveCapacity(days.count)
