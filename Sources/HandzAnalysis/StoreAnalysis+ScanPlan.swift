@@ -12,8 +12,11 @@ extension StoreAnalysis {
     /// Above this share of all stored events a full scan is cheaper (seek ≈ 20× a sequential row).
     static let scanShare = 0.05
 
+    /// `HANDZ_EXPLAIN` set: each statement's query plan goes to standard error (README, "Reading it").
+    static let explains = ProcessInfo.processInfo.environment["HANDZ_EXPLAIN"] != nil
+
     func planned(_ sql: String, events: [String]) throws -> String {
-        if ProcessInfo.processInfo.environment["HANDZ_EXPLAIN"] != nil {
+        if Self.explains {
             let plan = try database.prepare("EXPLAIN QUERY PLAN " + sql).query { "\($0.int64(0)) \($0.int64(1)) \($0.text(3) ?? "")" }
             FileHandle.standardError.write(Data((plan.joined(separator: "\n") + "\n").utf8))
         }

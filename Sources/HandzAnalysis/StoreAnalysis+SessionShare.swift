@@ -12,7 +12,7 @@ extension StoreAnalysis {
     /// The `.sessions` rows, or nil when this reader does not apply (the log, no session key, an
     /// event id that is not 16 bytes): the caller then runs the statement.
     func sessionShareByReading(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws -> [ResultRow]? {
-        guard query.kind == .sessionShare, query.sessionKey != nil else { return nil }
+        guard source == .analyticalLayer, query.kind == .sessionShare, query.sessionKey != nil else { return nil }
         let overDays = try EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite).sessionShareOverDays(query, fromMs: fromMs, toMs: toMs)
         guard let days = try readSessionDays(query, fromMs: fromMs, toMs: toMs) else { return nil }
         try database.execute("DROP TABLE IF EXISTS temp.sd; CREATE TEMP TABLE sd (session INTEGER NOT NULL, day INTEGER NOT NULL, bad INTEGER NOT NULL, lst INTEGER NOT NULL)")
