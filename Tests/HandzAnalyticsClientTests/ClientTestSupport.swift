@@ -113,12 +113,13 @@ final class SilentListener: @unchecked Sendable {
 }
 
 /// A loopback HTTP/1.1 server that reads each request whole and answers every one with the same
-/// canned response — a captive portal's page, a proxy's JSON. Counts the requests it answered.
+/// canned response — a captive portal's page, a proxy's JSON. Counts the batch uploads
+/// (`POST …/v1/batch`) it answered; the client's settings fetches are answered but not counted.
 final class CannedHTTPServer: @unchecked Sendable {
     let port: Int
     private let fd: Int32
     private let lock = NSLock()
-    private var answered = 0
+    private var batchesAnswered = 0
 
     init(status: Int = 200, contentType: String, body: String) {
         let (listening, port) = LoopbackSockets.listening()
@@ -129,35 +130,40 @@ final class CannedHTTPServer: @unchecked Sendable {
             while true {
                 let connection = accept(listening, nil, nil)
                 if connection < 0 { return }
-                Self.readRequest(connection)
+                let requestLine = Self.readRequest(connection)
+                let isBatch = requestLine.hasPrefix("POST ") && requestLine.contains("/v1/batch")
                 _ = response.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(connection)
-                lock.withLock { answered += 1 }
+                if isBatch { lock.withLock { batchesAnswered += 1 } }
             }
         }
         thread.start()
     }
 
-    /// Reads the head and a `Content-Length` body (bounded: 1 MB, a 5 s receive timeout).
-    static func readRequest(_ connection: Int32) {
+    /// Reads the head and a `Content-Length` body (bounded: 1 MB, a 5 s receive timeout) and
+    /// returns the request line ("" when none arrived).
+    @discardableResult
+    static func readRequest(_ connection: Int32) -> String {
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while received.count < 1_000_000 {
             let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return }
+            if count <= 0 { break }
             received += chunk[0..<count]
             let text = String(decoding: received, as: UTF8.self)
             guard let headEnd = text.range(of: "\r\n\r\n") else { continue }
             let head = text[..<headEnd.lowerBound].lowercased()
             let declared = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-            if received.count >= text.utf8.distance(from: text.utf8.startIndex, to: headEnd.upperBound) + declared { return }
+            if received.count >= text.utf8.distance(from: text.utf8.startIndex, to: headEnd.upperBound) + declared { break }
         }
+        let text = String(decoding: received, as: UTF8.self)
+        return text.range(of: "\r\n").map { String(text[..<$0.lowerBound]) } ?? ""
     }
 
-    var requestCount: Int { lock.withLock { answered } }
+    var batchRequestCount: Int { lock.withLock { batchesAnswered } }
 
     func stop() {
         shutdown(fd, Int32(SHUT_RDWR))
