@@ -42,16 +42,32 @@ public final class StoreAnalysis {
 
     /// One funnel run: the funnel's events read once (a table scan or the name index, see
     /// ``planned(_:events:)``) and their chains walked by ``FunnelEvaluator`` — the numbers of
-    /// the funnel SQL (``funnelBySQL(_:)``) without its one sort per step.
+    /// the funnel SQL (``funnelBySQL(_:)``) without its one sort per step. A success on any event
+    /// (F1's) is read per install instead, where it can count (``successEventsByInstall(_:into:)``).
     public func funnel(_ query: FunnelQuery) throws -> FunnelReport {
-        let sql = try planned(try FunnelSQLBuilder(catalog: catalog, dialect: .sqlite).eventsSQL(query), events: query.funnel.eventNames)
-        let statement = try database.prepare(sql)
+        let builder = FunnelSQLBuilder(catalog: catalog, dialect: .sqlite)
+        guard let successFilter = try successReadByInstall(query, builder) else {
+            var evaluator = FunnelEvaluator(query: query)
+            try walk(try builder.eventsSQL(query), query, into: &evaluator)
+            return evaluator.report()
+        }
+        // One snapshot for both reads (WAL): the layer and the log as of the same commit.
+        return try database.transaction("DEFERRED") {
+            var evaluator = FunnelEvaluator(query: query)
+            try walk(try builder.eventsSQL(query, successOnAnyEvent: false), query, into: &evaluator)
+            try addSuccessEvents(successFilter, into: &evaluator)
+            return evaluator.report()
+        }
+    }
+
+    /// Reads the rows of `eventsSQL` into `evaluator`.
+    func walk(_ eventsSQL: String, _ query: FunnelQuery, into evaluator: inout FunnelEvaluator) throws {
+        let statement = try database.prepare(try planned(eventsSQL, events: query.funnel.eventNames))
         defer { statement.reset() }
         // Columns: actor, t, id, bd, s1…sn, then sx with a success condition, then the linked ids
         // of a funnel across people.
         let flags = Int32(query.funnel.steps.count + (query.funnel.successCondition == nil ? 0 : 1))
         let linked = query.funnel.handoffIndex == nil ? 0 : Int32(FunnelSQLBuilder.linkProperties(query.funnel).count)
-        var evaluator = FunnelEvaluator(query: query)
         // Actors are canonical UUID text almost always: known by their 16 bytes, each one's text
         // is made once, not once per event.
         var actorsByID: [UUIDWords: Int32] = [:]
@@ -73,7 +89,6 @@ public final class StoreAnalysis {
             evaluator.add(actorNumber: actor, timeMs: statement.int64(1), eventID: FunnelEvaluator.idWords(statement.bytes(2)), steps: mask,
                           breakdown: statement.isNull(3) ? nil : statement.text(3), values: values)
         }
-        return evaluator.report()
     }
 
     /// One funnel run by the SQL `sql funnel --dialect sqlite` prints; with a breakdown, the

@@ -176,15 +176,30 @@ public struct FunnelSQLBuilder {
     /// The funnel's events, unordered, one row each: `actor`, `t` (event_time_ms), `id`
     /// (event_id), `bd` (the breakdown value or NULL) and `s1`…`sn` (1 when the event matches
     /// step k, else 0) — what ``FunnelEvaluator`` reads on the embedded store.
-    public func eventsSQL(_ query: FunnelQuery) throws(QueryError) -> String {
+    ///
+    /// `successOnAnyEvent` false: a success on any event (F1's) is flagged only on the funnel's
+    /// own events, which are all the query reads — for a reader that finds the other success
+    /// events per actor itself (``successFilter(_:)``; the embedded store's funnel walk).
+    public func eventsSQL(_ query: FunnelQuery, successOnAnyEvent: Bool = true) throws(QueryError) -> String {
         let steps = ((1...query.funnel.steps.count).map { "s\($0)" } + (query.funnel.successCondition == nil ? [] : ["sx"])
             + (query.funnel.handoffIndex == nil ? [] : Self.linkProperties(query.funnel).map { "v_\($0)" })).joined(separator: ", ")
-        return "WITH\n" + (try eventCTEs(query)).joined(separator: ",\n") + "\nSELECT actor, t, id, bd, \(steps) FROM ev" + dialect.querySuffix
+        return "WITH\n" + (try eventCTEs(query, successOnAnyEvent: successOnAnyEvent)).joined(separator: ",\n")
+            + "\nSELECT actor, t, id, bd, \(steps) FROM ev" + dialect.querySuffix
+    }
+
+    /// The condition (on a row of `events` aliased `e`) of a success on any event that is none of
+    /// the funnel's step events: F1's `user_state IN ('free') AND event_name NOT IN (…steps)`.
+    /// Nil when the funnel's success names its events (they are step-like: ``eventsSQL(_:successOnAnyEvent:)`` reads them).
+    public func successFilter(_ funnel: FunnelDefinition) throws(QueryError) -> String? {
+        guard let success = funnel.successCondition, success.events.isEmpty else { return nil }
+        let access = PropertyAccess(catalog: catalog, dialect: dialect)
+        let names = funnel.steps.flatMap(\.events)
+        return "\(try access.matches(events: [], filters: success.filters)) AND e.event_name NOT IN \(try dialect.literalList(Array(Set(names)).sorted()))"
     }
 
     /// The source's CTEs, then `ev`: the funnel's events in [from, to + window) with the actor,
     /// the breakdown value and one 0/1 column per step (filters evaluated by the engine).
-    func eventCTEs(_ query: FunnelQuery) throws(QueryError) -> [String] {
+    func eventCTEs(_ query: FunnelQuery, successOnAnyEvent: Bool = true) throws(QueryError) -> [String] {
         guard (2...FunnelDefinition.maxSteps).contains(query.funnel.steps.count) else {
             throw .invalidFunnel("\(query.funnel.id) has \(query.funnel.steps.count) steps; a funnel has 2 to \(FunnelDefinition.maxSteps)")
         }
@@ -218,7 +233,8 @@ public struct FunnelSQLBuilder {
             flags.append("CASE WHEN \(match) THEN 1 ELSE 0 END AS sx")
             for name in success.events where !names.contains(name) { names.append(name) }
             // A success on any event (F1: user_state = free) reads every event its filter keeps.
-            selected = success.events.isEmpty ? "(e.event_name IN \(try dialect.literalList(names)) OR \(match))" : "e.event_name IN \(try dialect.literalList(names))"
+            selected = success.events.isEmpty && successOnAnyEvent
+                ? "(e.event_name IN \(try dialect.literalList(names)) OR \(match))" : "e.event_name IN \(try dialect.literalList(names))"
         }
         flags += try linkColumns(query.funnel, access)
         ctes.append("""
