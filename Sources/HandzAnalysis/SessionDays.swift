@@ -23,89 +23,107 @@ struct SessionDays {
         case missing
     }
 
+    /// An install's event that is last by (time, id) so far, and its session's number.
     struct Last {
         var timeMs: Int64
         var eventID: UUIDWords
-        var session: ID
+        var session: Int32
     }
 
     let fromMs: Int64
     let toMs: Int64
-    private(set) var reported: Set<ID> = []
-    private(set) var last: [ID: Last] = [:]
-    /// (session, day) → unnamed.
-    private(set) var days: [SessionDay: Bool] = [:]
 
-    struct SessionDay: Hashable {
-        var session: ID
-        var day: Int64
-    }
+    // Every id (install, session or a report's named session) is numbered on first sight, so the
+    // tables below are arrays and one packed-key table (``WordPairTable``), not dictionaries of
+    // enums.
+    private var uuidNumbers = WordPairTable()
+    private var textNumbers: [String: Int32] = [:]
+    private var missingNumber: Int32?
+    /// By id number: named by a report (`rep`); the install's last event, when the id is an
+    /// install's (`ls`: its session).
+    private var reported: [Bool] = []
+    private var last: [Last?] = []
+    /// (session number << 32 | day) → 1 when unnamed (`sb`).
+    private var days = WordPairTable(capacity: 1 << 16)
 
     init(fromMs: Int64, toMs: Int64) {
         self.fromMs = fromMs
         self.toMs = toMs
     }
 
+    /// The id's number, given on first sight.
+    private mutating func number(_ id: ID) -> Int32 {
+        let next = Int32(reported.count)
+        switch id {
+        case .uuid(let words):
+            if let known = uuidNumbers.value(words.high, words.low) { return known }
+            uuidNumbers.set(words.high, words.low, next)
+        case .text(let text):
+            if let known = textNumbers[text] { return known }
+            textNumbers[text] = next
+        case .missing:
+            if let missingNumber { return missingNumber }
+            missingNumber = next
+        }
+        reported.append(false)
+        last.append(nil)
+        return next
+    }
+
     /// One stored event. `isReport`: it matches the query's `match`; `named`: the session its key
     /// names (nil when absent, or when it is not a report).
     mutating func add(install: ID, session: ID, timeMs: Int64, eventID: UUIDWords, isReport: Bool, named: ID?) {
-        if isReport, let named { reported.insert(named) }
-        if let previous = last[install], (previous.timeMs, previous.eventID) >= (timeMs, eventID) {
+        if isReport, let named { reported[Int(number(named))] = true }
+        let installNumber = Int(number(install))
+        let sessionNumber = number(session)
+        if let previous = last[installNumber], (previous.timeMs, previous.eventID) >= (timeMs, eventID) {
             // An older event of the install: its last stays.
         } else {
-            last[install] = Last(timeMs: timeMs, eventID: eventID, session: session)
+            last[installNumber] = Last(timeMs: timeMs, eventID: eventID, session: sessionNumber)
         }
         guard timeMs >= fromMs, timeMs < toMs else { return }
-        let key = SessionDay(session: session, day: (timeMs - fromMs) / EventQuery.dayMs)
+        let day = UInt64((timeMs - fromMs) / EventQuery.dayMs)
         let unnamed = isReport && named == nil
-        if let seen = days[key] {
-            if unnamed && !seen { days[key] = true }
-        } else {
-            days[key] = unnamed
-        }
+        if unnamed || days.value(UInt64(sessionNumber), day) == nil { days.set(UInt64(sessionNumber), day, unnamed ? 1 : 0) }
     }
 
-    /// `ls`: the sessions holding their install's last event (a missing session equals none).
-    private func lastSessions() -> Set<ID> {
-        Set(last.values.lazy.map(\.session).filter { $0 != .missing })
+    /// `ls` by session number: the sessions holding their install's last event (a missing
+    /// session equals none).
+    private func lastSessions() -> [Bool] {
+        var isLast = Array(repeating: false, count: reported.count)
+        for entry in last { if let entry, entry.session != missingNumber { isLast[Int(entry.session)] = true } }
+        return isLast
     }
 
     /// The KPI over the range: the sessions with an event in it, each bad when a report names it or
     /// any of its days there is unnamed, unknown when last of its install and not bad. `known`
     /// counts the bad and the not-last ones, `good` the known ones not bad.
     func sessionTotals() -> (good: Int64, known: Int64, unknown: Int64) {
-        let lastSessions = self.lastSessions()
-        var unnamedSessions: [ID: Bool] = [:]
-        for (key, unnamed) in days { unnamedSessions[key.session] = (unnamedSessions[key.session] ?? false) || unnamed }
+        let isLast = lastSessions()
+        // By session number: −1 no day in range, else 1 when any of its days is unnamed.
+        var unnamedSessions = [Int8](repeating: -1, count: reported.count)
+        days.forEach { session, _, unnamed in unnamedSessions[Int(session)] = max(unnamedSessions[Int(session)], Int8(unnamed)) }
         var totals: (good: Int64, known: Int64, unknown: Int64) = (0, 0, 0)
-        for (session, unnamed) in unnamedSessions {
-            let known = session != .missing
-            let bad = unnamed || (known && reported.contains(session))
-            let isLast = known && lastSessions.contains(session)
-            if !bad && !isLast { totals.good += 1 }
-            if bad || !isLast { totals.known += 1 }
-            if !bad && isLast { totals.unknown += 1 }
+        for (session, unnamed) in unnamedSessions.enumerated() where unnamed >= 0 {
+            let known = Int32(session) != missingNumber
+            let bad = unnamed == 1 || (known && reported[session])
+            let isLastSession = known && isLast[session]
+            if !bad && !isLastSession { totals.good += 1 }
+            if bad || !isLastSession { totals.known += 1 }
+            if !bad && isLastSession { totals.unknown += 1 }
         }
         return totals
     }
 
-    /// The rows of `sd`, sessions numbered (the statement after `sd` only partitions by them),
+    /// The rows of `sd`, sessions by number (the statement after `sd` only partitions by them),
     /// in no particular order.
     func rows() -> [(session: Int64, day: Int64, bad: Bool, last: Bool)] {
-        let lastSessions = self.lastSessions()
-        var numbers: [ID: Int64] = [:]
+        let isLast = lastSessions()
         var rows: [(session: Int64, day: Int64, bad: Bool, last: Bool)] = []
         rows.reserveCapacity(days.count)
-        for (key, unnamed) in days {
-            let number: Int64
-            if let known = numbers[key.session] {
-                number = known
-            } else {
-                number = Int64(numbers.count)
-                numbers[key.session] = number
-            }
-            let known = key.session != .missing
-            rows.append((number, key.day, unnamed || (known && reported.contains(key.session)), known && lastSessions.contains(key.session)))
+        days.forEach { session, day, unnamed in
+            let known = Int32(session) != missingNumber
+            rows.append((Int64(session), Int64(day), unnamed == 1 || (known && reported[Int(session)]), known && isLast[Int(session)]))
         }
         return rows
     }

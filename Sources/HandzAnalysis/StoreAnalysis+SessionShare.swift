@@ -2,8 +2,9 @@ import HandzQuery
 import HandzSQLite
 
 /// Crash-free sessions (a `session_share` with a session key) on the analytical layer: `sd` from
-/// one read of every event (``SessionDays``), then the rest of the builder's statement
-/// (``EventQuerySQLBuilder/sessionShareOverDays(_:fromMs:toMs:)``) on it as a temporary table.
+/// one read of every event (``SessionDays``), then the daily and rolling figures from it in
+/// Swift (``SessionDays/sessionShareRows(rollingDays:)``), by the rules of the rest of the
+/// builder's statement (``EventQuerySQLBuilder/sessionShareOverDays(_:fromMs:toMs:)``).
 ///
 /// Why: the statement's `sd` sorts every stored event three times and turns every id into text;
 /// at 20,000 installs it was 12.5 s of a 22.9 s render (BENCHMARKS.md, "The store split"). The
@@ -13,20 +14,9 @@ extension StoreAnalysis {
     /// event id that is not 16 bytes): the caller then runs the statement.
     func sessionShareByReading(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws -> [ResultRow]? {
         guard source == .analyticalLayer, query.kind == .sessionShare, query.sessionKey != nil else { return nil }
-        let overDays = try EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite).sessionShareOverDays(query, fromMs: fromMs, toMs: toMs)
-        guard let days = try readSessionDays(query, fromMs: fromMs, toMs: toMs) else { return nil }
-        try database.execute("DROP TABLE IF EXISTS temp.sd; CREATE TEMP TABLE sd (session INTEGER NOT NULL, day INTEGER NOT NULL, bad INTEGER NOT NULL, lst INTEGER NOT NULL)")
-        defer { try? database.execute("DROP TABLE IF EXISTS temp.sd") }
-        try database.transaction("DEFERRED") {
-            let insert = try database.prepare("INSERT INTO temp.sd (session, day, bad, lst) VALUES (?1, ?2, ?3, ?4)")
-            for row in days.rows() {
-                try insert.run([.integer(row.session), .integer(row.day), .integer(row.bad ? 1 : 0), .integer(row.last ? 1 : 0)])
-            }
-        }
-        return try database.prepare("WITH " + overDays).query { row in
-            let columns = 0..<row.columnCount
-            return ResultRow(integers: columns.map { row.isNull($0) ? nil : row.int64($0) }, texts: columns.map { row.isNull($0) ? nil : row.text($0) })
-        }
+        // The statement is not run, but its checks (range, rolling days) hold here too.
+        _ = try EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite).sessionShareOverDays(query, fromMs: fromMs, toMs: toMs)
+        return try readSessionDays(query, fromMs: fromMs, toMs: toMs)?.sessionShareRows(rollingDays: query.rollingDays)
     }
 
     /// The KPI `sessions_without_report` (crash_free_sessions) from the same read: per session of

@@ -1,5 +1,8 @@
+import Foundation
+import HandzAnalysis
 import HandzAnalyticsCore
 import HandzQuery
+import HandzSynthetic
 import HandzTestSupport
 import Testing
 
@@ -104,5 +107,36 @@ import Testing
         #expect(report.rows == .ratio(numerator: 0, denominator: 1))
         #expect(report.leftOut == 0)
         #expect(lastRolling(share) == [0, 1, 0])
+    }
+
+    @Test("random histories: the layer's per-session read gives the daily and rolling rows of the printed statement on the log", arguments: 1...6)
+    func layerReaderAgreesWithTheStatement(seed: UInt64) throws {
+        var random = SeededRandom(seed: seed)
+        // Sessions that run over several days, crashes named, unnamed (older builds) and
+        // reported after `to`; some ids canonical UUIDs (16 bytes in the layer), some not.
+        let sessions = (0..<14).map { $0 % 3 == 0 ? "s\($0)" : "00000000-0000-4000-8000-0000000000\(String(format: "%02d", $0))" }
+        var events: [FixtureEvent] = []
+        for id in 0..<240 {
+            let session = sessions[Int(random.int(in: 0...13))]
+            let install = "i\(sessions.firstIndex(of: session)! % 4)"
+            let time = Self.base + random.int(in: 0...(12 * 24)) * Self.hour + random.int(in: 0...59) * 60_000
+            if random.int(in: 0...9) == 0 {
+                events.append(crash(UInt8(id), time, install: install, session: session, naming: random.int(in: 0...3) == 0 ? nil : sessions[Int(random.int(in: 0...13))]))
+            } else {
+                events.append(FixtureEvent(id: UInt8(id), name: random.pick(["app_open", "screen_viewed"]), timeMs: time, install: install, session: session))
+            }
+        }
+        let store = try FixtureStore(events)
+        defer { store.remove() }
+        let layer = try store.analysis()
+        let log = try StoreAnalysis(path: store.path, catalog: RepositoryCatalog.catalog, source: .log)
+        for rollingDays: Int64 in [2, 3, 7] {
+            let query = EventQuery(kind: .sessionShare, match: EventMatch(events: ["crash_reported"]), rollingDays: rollingDays, sessionKey: "crashed_session_id")
+            let (from, to) = (Self.base + Self.day, Self.base + 10 * Self.day)
+            let expected = try log.eventQuery(query, fromMs: from, toMs: to)
+            #expect(try layer.eventQuery(query, fromMs: from, toMs: to) == expected, "rolling \(rollingDays) days")
+            guard case .sessions(let daily, let rolling) = expected else { Issue.record("not a session share"); return }
+            #expect(daily.count > 5 && rolling.contains { $0.numerator < $0.denominator }, "the data has days and crashes")
+        }
     }
 }
