@@ -87,6 +87,35 @@ struct SessionDays {
         if unnamed || days.value(UInt64(sessionNumber), day) == nil { days.set(UInt64(sessionNumber), day, unnamed ? 1 : 0) }
     }
 
+    /// One row of the session rollup (`analytic_session_days`): the session has events on this UTC
+    /// day, the last of them at (`lastTimeMs`, `lastEventID`). With `fromMs` and `toMs` on UTC
+    /// midnights, the rollup's rows and the reports (``addReport(session:timeMs:named:)``) give the
+    /// state that ``add(install:session:timeMs:eventID:isReport:named:)`` gives from every event.
+    mutating func addSessionDay(install: ID, session: ID, utcDay: Int64, lastTimeMs: Int64, lastEventID: UUIDWords) {
+        let installNumber = Int(number(install))
+        let sessionNumber = number(session)
+        if let previous = last[installNumber], (previous.timeMs, previous.eventID) >= (lastTimeMs, lastEventID) {
+            // An older group of the install: its last stays.
+        } else {
+            last[installNumber] = Last(timeMs: lastTimeMs, eventID: lastEventID, session: sessionNumber)
+        }
+        let dayStart = utcDay * EventQuery.dayMs
+        guard dayStart >= fromMs, dayStart < toMs else { return }
+        let day = UInt64((dayStart - fromMs) / EventQuery.dayMs)
+        if days.value(UInt64(sessionNumber), day) == nil { days.set(UInt64(sessionNumber), day, 0) }
+    }
+
+    /// One report (an event matching the query's `match`), after every rollup row: a named session
+    /// is bad; a report without the key makes its own session's day bad.
+    mutating func addReport(session: ID, timeMs: Int64, named: ID?) {
+        if let named {
+            reported[Int(number(named))] = true
+            return
+        }
+        guard timeMs >= fromMs, timeMs < toMs else { return }
+        days.set(UInt64(number(session)), UInt64((timeMs - fromMs) / EventQuery.dayMs), 1)
+    }
+
     /// `ls` by session number: the sessions holding their install's last event (a missing
     /// session equals none).
     private func lastSessions() -> [Bool] {

@@ -28,11 +28,16 @@ extension StoreAnalysis {
         return KPIReport(query: query, rows: .ratio(numerator: totals.good, denominator: totals.known), leftOut: totals.unknown)
     }
 
-    /// Every stored event read once from the layer into ``SessionDays`` (reports: `query.match`
-    /// naming a session in `query.sessionKey`); nil on the log or for an event id that is not 16 bytes.
+    /// ``SessionDays`` from the layer (reports: `query.match` naming a session in
+    /// `query.sessionKey`): from the session rollup and the reports when the range runs from UTC
+    /// midnight to UTC midnight (the dashboards' ranges), else from every stored event read once;
+    /// nil on the log or for an event id that is not 16 bytes.
     func readSessionDays(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws -> SessionDays? {
         guard source == .analyticalLayer, fromMs < toMs else { return nil }
         let columns = try EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite).sessionReportColumns(query)
+        if fromMs % EventQuery.dayMs == 0 && toMs % EventQuery.dayMs == 0 {
+            return try readSessionRollup(columns, fromMs: fromMs, toMs: toMs)
+        }
         let read = try database.prepare("""
             SELECT e.install_id, e.session_id, e.event_time_ms, e.event_id, \(columns.isReport), \(columns.namedSession)
             FROM event_keys e
@@ -44,6 +49,26 @@ extension StoreAnalysis {
             let isReport = read.int64(4) != 0
             days.add(install: Self.storedID(read, 0), session: Self.storedID(read, 1), timeMs: read.int64(2), eventID: eventID,
                      isReport: isReport, named: isReport && !read.isNull(5) ? Self.namedID(read.bytes(5)) : nil)
+        }
+        return days
+    }
+
+    /// ``SessionDays`` from `analytic_session_days` (one row per install, session and UTC day)
+    /// and the reports (a key range of the layer): at 100,000 installs × 30 days, 0.5 M rows and
+    /// a few thousand reports instead of 7.3 M events.
+    func readSessionRollup(_ columns: (match: String, isReport: String, namedSession: String), fromMs: Int64, toMs: Int64) throws -> SessionDays? {
+        var days = SessionDays(fromMs: fromMs, toMs: toMs)
+        let groups = try database.prepare("SELECT install, session, day, last_time_ms, last_event_id FROM main.analytic_session_days")
+        defer { groups.reset() }
+        while try groups.step() {
+            guard let lastEventID = UUIDWords(bytes: groups.bytes(4)) else { return nil }
+            days.addSessionDay(install: Self.storedID(groups, 0), session: Self.storedID(groups, 1), utcDay: groups.int64(2),
+                               lastTimeMs: groups.int64(3), lastEventID: lastEventID)
+        }
+        let reports = try database.prepare("SELECT e.session_id, e.event_time_ms, \(columns.namedSession) FROM event_keys e WHERE \(columns.match)")
+        defer { reports.reset() }
+        while try reports.step() {
+            days.addReport(session: Self.storedID(reports, 0), timeMs: reports.int64(1), named: reports.isNull(2) ? nil : Self.namedID(reports.bytes(2)))
         }
         return days
     }

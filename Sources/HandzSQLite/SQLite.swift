@@ -104,7 +104,7 @@ public final class SQLiteDatabase {
 }
 
 /// A value to bind or read.
-public enum SQLiteValue: Sendable, Equatable {
+public enum SQLiteValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case text(String)

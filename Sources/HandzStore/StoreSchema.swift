@@ -97,6 +97,8 @@ public enum StoreSchema {
         // Issue 15: the analytical layer beside the log; the log's name index goes (see AnalyticalLayerSchema).
         // The layer starts empty and is folded from the log by the next catch-up.
         Migration(version: 4, description: "analytical layer", sql: AnalyticalLayerSchema.migrationSQL),
+        // Issue 15 §2: the layer's per-session rollup, filled from the layer's rows (see SessionRollup).
+        Migration(version: 5, description: "session rollup", sql: SessionRollup.migrationSQL),
     ]
 
     public static var currentVersion: Int { migrations.last!.version }

@@ -36,6 +36,21 @@ import Testing
         return try rows(database, from: "temp.events")
     }
 
+    /// Whether `analytic_session_days` holds exactly the (install, session, UTC day) groups of the
+    /// layer's rows with each group's last event — what the incremental upkeep must keep.
+    static func rollupMatchesLayer(_ database: SQLiteDatabase) throws -> Bool {
+        let derived = """
+            SELECT install, session, day, event_time_ms, event_id FROM (
+              SELECT install, session, event_time_ms / 86400000 AS day, event_time_ms, event_id,
+                     ROW_NUMBER() OVER (PARTITION BY install, session, event_time_ms / 86400000 ORDER BY event_time_ms DESC, event_id DESC) AS r
+              FROM main.analytic_events) WHERE r = 1
+            """
+        let kept = "SELECT install, session, day, last_time_ms, last_event_id FROM main.analytic_session_days"
+        let differences = try database.scalar("SELECT (SELECT COUNT(*) FROM (\(derived) EXCEPT \(kept))) + (SELECT COUNT(*) FROM (\(kept) EXCEPT \(derived)))")
+        let rows = try database.scalar("SELECT COUNT(*) FROM main.analytic_session_days") ?? 0
+        return differences == 0 && rows > 0
+    }
+
     static func rows(_ database: SQLiteDatabase, from table: String) throws -> [String] {
         let columns = ["hex(event_id)", "event_name", "event_time_ms", "received_time_ms", "install_id", "session_id", "COALESCE(user_id, '-')"]
             + AnalyticalLayerSchema.contextColumns + ["properties"]
@@ -51,6 +66,7 @@ import Testing
             var status = try store.catchUpAnalyticalLayerNow(batchRows: 7)
             #expect(status.folded == 91 && status.lagRows == 0)
             #expect(try Self.layerRows(database) == Self.logRows(database))
+            #expect(try Self.rollupMatchesLayer(database), "the session rollup sums the layer")
             // Later events are folded by the next catch-up, the earlier ones not again.
             _ = try await store.append(StoreTests.batch(StoreTests.rows((0..<30).map { (2, UInt64($0)) }), receivedMs: 1_772_000_100_000))
             #expect(try store.catchUpAnalyticalLayerNow(maxBatches: 1, batchRows: 10) == AnalyticalLayerStatus(folded: 10, lagRows: 20))
@@ -58,11 +74,13 @@ import Testing
             #expect(status.folded == 20 && status.lagRows == 0)
             #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events") == 121)
             #expect(try Self.layerRows(database) == Self.logRows(database))
+            #expect(try Self.rollupMatchesLayer(database), "the session rollup sums the layer")
             // Rebuilt from the log: the same rows.
             try store.emptyAnalyticalLayerNow()
             #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events") == 0)
             #expect(try store.catchUpAnalyticalLayerNow().folded == 121)
             #expect(try Self.layerRows(database) == Self.logRows(database))
+            #expect(try Self.rollupMatchesLayer(database), "the session rollup sums the layer")
         }
     }
 
@@ -104,6 +122,7 @@ import Testing
             #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events WHERE user IS NULL") == 300)
             try store.catchUpAnalyticalLayerNow()
             #expect(try Self.layerRows(database) == Self.logRows(database))
+            #expect(try Self.rollupMatchesLayer(database), "the session rollup sums the layer")
             #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events WHERE user IS NULL") == 310)
             #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events WHERE user = uuid_blob(?1)", [.text(other)]) == 10)
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -127,6 +146,7 @@ import Testing
             try store.purge(receivedBeforeMs: 2_000)
             #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events") == 5)
             #expect(try Self.layerRows(database) == Self.logRows(database))
+            #expect(try Self.rollupMatchesLayer(database), "the session rollup sums the layer")
             // Everything goes; SQLite then hands out rowids from 1 again, below the old watermark.
             try store.purge(receivedBeforeMs: 10_000)
             #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events") == 0)
@@ -134,6 +154,7 @@ import Testing
             _ = try await store.append(StoreTests.batch(StoreTests.rows((0..<3).map { (6, UInt64($0)) }), receivedMs: 20_000))
             #expect(try store.catchUpAnalyticalLayerNow().folded == 3)
             #expect(try Self.layerRows(database) == Self.logRows(database))
+            #expect(try Self.rollupMatchesLayer(database), "the session rollup sums the layer")
         }
     }
 

@@ -40,7 +40,7 @@ import Testing
         try database.execute("UPDATE events SET user_id = upper(user_id), install_id = upper(install_id), session_id = upper(session_id)")
         try database.execute("DELETE FROM schema_migrations WHERE version >= 2")
         try database.execute("DROP TABLE deletion_requests")
-        try database.execute("DROP TABLE analytic_events; DROP TABLE event_names; DROP TABLE event_contexts; DROP TABLE analytic_state")
+        try database.execute("DROP TABLE analytic_events; DROP TABLE event_names; DROP TABLE event_contexts; DROP TABLE analytic_state; DROP TABLE analytic_session_days")
         try database.execute("CREATE INDEX events_by_name_time ON events(event_name, event_time_ms)")
         let reopened = try SQLiteEventStore(path: path)
         #expect(try database.scalar("SELECT COUNT(*) FROM events WHERE user_id GLOB '*[A-F]*' OR install_id GLOB '*[A-F]*' OR session_id GLOB '*[A-F]*'") == 0)

@@ -163,15 +163,16 @@ public struct EventQuerySQLBuilder {
         """
     }
 
-    /// The two columns a `session_share` with a `sessionKey` reads from each event, as SQL over
-    /// `events e`: whether it is a report (`match`, 1 or 0) and, on reports only, the session it
-    /// names (text). The same expressions as the statement's, for a reader that computes `sd` itself.
-    public func sessionReportColumns(_ query: EventQuery) throws(QueryError) -> (isReport: String, namedSession: String) {
+    /// The columns a `session_share` with a `sessionKey` reads from each event, as SQL over
+    /// `events e`: the condition of a report (`match`), whether the event is one (1 or 0) and, on
+    /// reports only, the session it names (text). The same expressions as the statement's, for a
+    /// reader that computes `sd` itself.
+    public func sessionReportColumns(_ query: EventQuery) throws(QueryError) -> (match: String, isReport: String, namedSession: String) {
         guard let key = query.sessionKey else { throw .invalidRange("session_share without session_key") }
         try sessionKeyProperty(key, query.match)
         let access = PropertyAccess(catalog: catalog, dialect: dialect)
         let match = try access.matches(events: query.match.events, filters: query.match.filters)
-        return ("CASE WHEN \(match) THEN 1 ELSE 0 END", "CASE WHEN \(match) THEN \(try access.text(key)) END")
+        return (match, "CASE WHEN \(match) THEN 1 ELSE 0 END", "CASE WHEN \(match) THEN \(try access.text(key)) END")
     }
 
     /// `sd(session, day, bad, lst)`: each session's days in [from, to), `bad` when the session

@@ -12,6 +12,7 @@ import HandzSQLite
 ///   embedded store (queries wait until the layer has caught up).
 /// - **Changes to stored events** (`forget-user`'s de-identification, retention, `purge`) change the
 ///   layer in the same transaction as the log (``refold(_:logRowIDs:)``, ``deleteReceived(_:beforeMs:)``).
+/// - The rollups (``SessionRollup``) change with the rows they sum, in the same transactions.
 public enum AnalyticalLayer {
     /// Rows folded per transaction by an explicit catch-up (a query, `handz-analytics layer`): short
     /// enough that a running server's writer, which needs the same write lock, waits at most some
@@ -55,6 +56,7 @@ public enum AnalyticalLayer {
         try database.prepare("INSERT OR IGNORE INTO event_contexts(\(contextList)) SELECT DISTINCT \(contextList) FROM events WHERE rowid > ?1 AND rowid <= ?2").run(range)
         try database.prepare("INSERT OR IGNORE INTO analytic_events(\(insertColumns)) \(foldSelect) WHERE e.rowid > ?1 AND e.rowid <= ?2").run(range)
         let folded = database.changes
+        try database.prepare(SessionRollup.foldSQL).run(range)
         try database.prepare("UPDATE analytic_state SET value = ?1 WHERE key = 'folded_through_rowid'").run([.integer(through)])
         return folded
     }
@@ -62,25 +64,44 @@ public enum AnalyticalLayer {
     /// Replaces the layer rows of these log rows with their current contents, after an `UPDATE`
     /// of the log in the same transaction (de-identification). Rows after the watermark are left
     /// to the next fold, which reads them as they are now.
+    /// The installs those rows had and have now get their ``SessionRollup`` rows again.
     public static func refold(_ database: SQLiteDatabase, logRowIDs: some Sequence<Int64>) throws {
         let watermark = try watermark(database)
         let statement = try database.prepare("INSERT OR REPLACE INTO analytic_events(\(insertColumns)) \(foldSelect) WHERE e.rowid = ?1")
-        for rowID in logRowIDs where rowID <= watermark { try statement.run([.integer(rowID)]) }
+        // The layer row of a log row, found by its key (a de-identification changes neither the
+        // name, nor the time, nor the id): its install before the refold.
+        let before = try database.prepare("""
+            SELECT a.install FROM events e JOIN event_names n ON n.name = e.event_name
+            JOIN analytic_events a ON a.name_id = n.id AND a.event_time_ms = e.event_time_ms AND a.event_id = e.event_id
+            WHERE e.rowid = ?1
+            """)
+        let after = try database.prepare("SELECT uuid_blob(install_id) FROM events WHERE rowid = ?1")
+        var installs = Set<SQLiteValue>()
+        for rowID in logRowIDs where rowID <= watermark {
+            installs.formUnion(try before.query([.integer(rowID)]) { SessionRollup.storedValue($0, 0) })
+            try statement.run([.integer(rowID)])
+            installs.formUnion(try after.query([.integer(rowID)]) { SessionRollup.storedValue($0, 0) })
+        }
+        try SessionRollup.recompute(database, installs: installs, watermark: watermark)
     }
 
     /// Retention and `purge` (same transaction as the log's `DELETE`): drops the layer rows received
     /// before `cutoffMs`, and moves the watermark back if the log's last rows went, so that rowids
     /// SQLite hands out again after them are folded.
+    /// The installs that lose events get their ``SessionRollup`` rows again.
     public static func deleteReceived(_ database: SQLiteDatabase, beforeMs cutoffMs: Int64) throws {
+        let installs = Set(try database.prepare("SELECT DISTINCT install FROM analytic_events WHERE received_time_ms < ?1")
+            .query([.integer(cutoffMs)]) { SessionRollup.storedValue($0, 0) })
         try database.prepare("DELETE FROM analytic_events WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
         try database.execute("""
             UPDATE analytic_state SET value = (SELECT COALESCE(MAX(rowid), 0) FROM events)
             WHERE key = 'folded_through_rowid' AND value > (SELECT COALESCE(MAX(rowid), 0) FROM events)
             """)
+        try SessionRollup.recompute(database, installs: installs, watermark: try watermark(database))
     }
 
     /// Empties the layer; the next catch-up rebuilds it from the log.
     public static func empty(_ database: SQLiteDatabase) throws {
-        try database.execute("DELETE FROM analytic_events; DELETE FROM event_contexts; DELETE FROM event_names; UPDATE analytic_state SET value = 0 WHERE key = 'folded_through_rowid'")
+        try database.execute("DELETE FROM analytic_events; DELETE FROM analytic_session_days; DELETE FROM event_contexts; DELETE FROM event_names; UPDATE analytic_state SET value = 0 WHERE key = 'folded_through_rowid'")
     }
 }
