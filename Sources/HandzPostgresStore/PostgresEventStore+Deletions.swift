@@ -171,6 +171,15 @@ extension PostgresEventStore {
                 "SELECT COUNT(*)::BIGINT FROM deletion_requests WHERE old_versions_step = 'pending' AND store_step <> 'pending' AND store_done_ms <= \(nowMs)",
                 logger: logger).decode(Int64.self) { pending = Int(count) }
             guard pending > 0 else { return 0 }
+            // VACUUM FULL copies the row versions a snapshot still open in this database may see
+            // (a long analyst query, autovacuum's ANALYZE of the just-changed table), and with them
+            // the id. Wait for such snapshots, up to 5 s; past that the step waits for the next run.
+            var waits = 0
+            while try await Self.otherSnapshots(connection, logger: logger) > 0 {
+                guard waits < 50 else { throw DeletionFailure.oldSnapshotOpen }
+                try await Task.sleep(for: .milliseconds(100))
+                waits += 1
+            }
             _ = try await connection.query("VACUUM FULL events, deletion_requests", logger: logger)
             var finished = 0
             for try await count in try await connection.query("""
@@ -180,6 +189,17 @@ extension PostgresEventStore {
                 """, logger: logger).decode(Int64.self) { finished = Int(count) }
             return finished
         }
+    }
+
+    /// Other sessions of this database that hold a snapshot (`backend_xmin`): any of them may see
+    /// the row versions a deletion replaced.
+    static func otherSnapshots(_ connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        var count: Int64 = 0
+        for try await open in try await connection.query("""
+            SELECT COUNT(*)::BIGINT FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+            """, logger: logger).decode(Int64.self) { count = open }
+        return count
     }
 
     public func deletedSubjects(receivedSinceMs sinceMs: Int64) async throws -> (salt: [UInt8], hashes: Set<String>) {

@@ -116,6 +116,10 @@ public enum DeletionFailure: String, Sendable {
     /// The database role may not run `VACUUM FULL` (PostgreSQL: only the table owner may): the
     /// step waits for `handz-analytics deletions vacuum` run as the owner.
     case vacuumNotPermitted = "vacuum_not_permitted"
+    /// PostgreSQL: another transaction of the database held a snapshot for the whole wait, and
+    /// `VACUUM FULL` copies every row version a snapshot may still see: the step waits for the
+    /// next run.
+    case oldSnapshotOpen = "old_snapshot_open"
 }
 
 /// What the store step changed.
