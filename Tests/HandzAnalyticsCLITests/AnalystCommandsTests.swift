@@ -1,5 +1,6 @@
 import Foundation
 import HandzAnalyticsCore
+import HandzQuery
 import HandzSynthetic
 import HandzTestSupport
 import Testing
@@ -99,6 +100,25 @@ import Testing
         let buckets = report["breakdown"] as! [[String: Any]]
         let bucketStarts = buckets.map { ($0["steps"] as! [[String: Any]])[0]["actors"] as! Int }
         #expect(bucketStarts.reduce(0, +) == actors[0])
+
+        // The same steps as an ad-hoc funnel (issue 16 §3): the same step rows, no success row.
+        let f0 = try #require(RepositoryCatalog.catalog.funnels.first { $0.id == "F0" })
+        let adHoc = try CommandRunner.run(["funnel", "--steps", AdHocFunnel.text(f0.steps), "--db", db, "--from", "2026-03-01", "--to", "2026-03-15",
+                                           "--format", "json", "--breakdown", "start_type"])
+        #expect(adHoc.status == 0, "\(adHoc.stderr)")
+        let adHocReport = try JSONSerialization.jsonObject(with: Data(adHoc.stdout.utf8)) as! [String: Any]
+        #expect(adHocReport["funnel"] as? String == AdHocFunnel.id && adHocReport["window_seconds"] as? Int == 604_800)
+        #expect((adHocReport["steps"] as! [[String: Any]]).map { $0["actors"] as! Int } == actors)
+        #expect(adHocReport["success"] == nil || adHocReport["success"] is NSNull)
+        let bucketRows = { (report: [String: Any]) in (report["breakdown"] as! [[String: Any]]).map { "\($0["value"] ?? "-") \(($0["steps"] as! [[String: Any]]).map { $0["actors"] as! Int })" }.sorted() }
+        #expect(bucketRows(adHocReport) == bucketRows(report))
+        // Refused as usage errors (exit 2) without repeating what was given.
+        for steps in ["app_open", "app_open,made_up_event_x", "app_open[start_type=made_up_value_x],onboarding_viewed", "app_open[screen_name=x],onboarding_viewed"] {
+            let refused = try CommandRunner.run(["funnel", "--steps", steps, "--db", db])
+            #expect(refused.status == 2, "\(steps)")
+            #expect(!refused.stderr.contains("made_up") && !refused.stderr.contains("screen_name=x"), "\(refused.stderr)")
+        }
+        #expect(try CommandRunner.run(["funnel", "F0", "--steps", "app_open,onboarding_viewed", "--db", db]).status == 2)
 
         let kpi = try CommandRunner.run(["kpi", "activation_rate_7d", "--db", db, "--format", "json"])
         let value = try JSONSerialization.jsonObject(with: Data(kpi.stdout.utf8)) as! [String: Any]

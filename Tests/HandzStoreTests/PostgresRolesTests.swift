@@ -212,19 +212,28 @@ import Testing
         // Only the tables' owner may VACUUM FULL: the server reports it, handz_admin runs it.
         await #expect(throws: DeletionFailure.vacuumNotPermitted) { _ = try await store.reclaimOldVersions(nowMs: now) }
         let admin = try await PostgresEventStore(url: db.roleURL("handz_admin"))
-        // A snapshot still open in the database (here a query sleeping 8 s) would keep the old
-        // versions, and the id in them, through VACUUM FULL: the step waits for it (5 s at most),
-        // then reports it and stays pending.
+        // A snapshot still open in the database (here a query that sleeps until cancelled) would
+        // keep the old versions, and the id in them, through VACUUM FULL: the step waits for it
+        // (5 s at most), then reports it and stays pending. psql runs on its own thread, not on
+        // the few threads Swift's concurrency shares with the other tests; every wait is bounded.
         let (server, url) = (db.server, db.url)
-        let sleeper = Task.detached { try server.psql(url, "SELECT pg_sleep(8)") }
+        let sleeper = "SELECT pg_sleep(60)"
+        Thread { _ = try? server.psql(url, sleeper) }.start()
+        let sleepers = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = '\(sleeper)'"
         var sleeping = false
-        for _ in 0..<50 where !sleeping {
-            sleeping = try db.superuser("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(8)' AND backend_xmin IS NOT NULL") == "1"
+        for _ in 0..<300 where !sleeping {
+            sleeping = try db.superuser(sleepers + " AND backend_xmin IS NOT NULL") == "1"
             if !sleeping { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(sleeping)
         await #expect(throws: DeletionFailure.oldSnapshotOpen) { _ = try await admin.reclaimOldVersions(nowMs: now) }
-        _ = try await sleeper.value
+        _ = try db.superuser("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = '\(sleeper)'")
+        var ended = false
+        for _ in 0..<300 where !ended {
+            ended = try db.superuser(sleepers) == "0"
+            if !ended { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(ended)
         #expect(try await admin.reclaimOldVersions(nowMs: now) == 1)
         await admin.close()
         let settled = try await store.settleDeletion(id: request.id, failure: nil, nowMs: now)

@@ -34,26 +34,41 @@ struct RangeOptions: ParsableArguments {
 extension ActorKind: ExpressibleByArgument {}
 extension SQLDialect: ExpressibleByArgument {}
 
-/// `NAME [--window 7d] [--breakdown PROP]` and the range: one funnel run.
+/// `NAME | --steps STEPS [--window 7d] [--breakdown PROP]` and the range: one funnel run, of the
+/// catalog's or ad hoc (``AdHocFunnel``).
 struct FunnelOptions: ParsableArguments {
-    @Argument(help: "The funnel: F0, F1, F2, F3 or F4 (catalog/funnels.yaml).")
-    var name: String
+    @Argument(help: "The funnel: F0, F1, F2, F3 or F4 (catalog/funnels.yaml); or --steps.")
+    var name: String?
+
+    @Option(help: ArgumentHelp("An ad-hoc funnel instead: enabled catalog events, steps separated by commas, alternatives by |, closed-set filters in brackets.",
+                               discussion: "Example: app_open[start_type=cold],onboarding_viewed,flow_builder_opened|library_viewed. Window default 7d.",
+                               valueName: "steps"))
+    var steps: String?
 
     @OptionGroup var range: RangeOptions
 
-    @Option(help: "Conversion window, an exact duration (30m, 24h, 7d). Default: the funnel's.")
+    @Option(help: "Conversion window, an exact duration (30m, 24h, 7d). Default: the funnel's (ad hoc: 7d).")
     var window: String?
 
     @Option(help: "Break down by a closed-set property of the entry event (enum or boolean).")
     var breakdown: String?
 
+    /// An ad-hoc funnel's window when `--window` is not given: the catalog funnels' usual one.
+    static let adHocWindowSeconds: Int64 = 7 * 86_400
+
     func validate() throws {
         if let window, (parseDuration(window) ?? 0) <= 0 { throw ValidationError("--window must be a positive duration like 24h or 7d") }
+        guard (name == nil) != (steps == nil) else { throw ValidationError("name a catalog funnel or give --steps, not both") }
     }
 
     func query(_ catalog: Catalog) throws -> FunnelQuery {
-        guard let funnel = catalog.funnels.first(where: { $0.id == name }) else {
-            throw ValidationError("no funnel \(name); the catalog defines \(catalog.funnels.map(\.id).joined(separator: ", "))")
+        let funnel: FunnelDefinition
+        if let steps {
+            funnel = try usage { try AdHocFunnel.definition(steps, windowSeconds: window.flatMap(parseDuration) ?? Self.adHocWindowSeconds, catalog: catalog) }
+        } else if let found = catalog.funnels.first(where: { $0.id == name }) {
+            funnel = found
+        } else {
+            throw ValidationError("no funnel \(name ?? ""); the catalog defines \(catalog.funnels.map(\.id).joined(separator: ", "))")
         }
         return FunnelQuery(funnel: funnel, fromMs: range.fromMs, toMs: range.toMs, windowMs: window.flatMap(parseDuration).map { $0 * 1000 },
                            actor: range.actor, breakdown: breakdown)
