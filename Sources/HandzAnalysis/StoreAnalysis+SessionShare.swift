@@ -56,7 +56,13 @@ extension StoreAnalysis {
     /// ``SessionDays`` from `analytic_session_days` (one row per install, session and UTC day)
     /// and the reports (a key range of the layer): at 100,000 installs × 30 days, 0.5 M rows and
     /// a few thousand reports instead of 7.3 M events.
+    /// Both reads in one transaction: the rollup and the reports as of the same commit, even
+    /// while a server folds new events into the file.
     func readSessionRollup(_ columns: (match: String, isReport: String, namedSession: String), fromMs: Int64, toMs: Int64) throws -> SessionDays? {
+        try database.transaction("DEFERRED") { try readSessionRollupInTransaction(columns, fromMs: fromMs, toMs: toMs) }
+    }
+
+    private func readSessionRollupInTransaction(_ columns: (match: String, isReport: String, namedSession: String), fromMs: Int64, toMs: Int64) throws -> SessionDays? {
         var days = SessionDays(fromMs: fromMs, toMs: toMs)
         let groups = try database.prepare("SELECT install, session, day, last_time_ms, last_event_id FROM main.analytic_session_days")
         defer { groups.reset() }
