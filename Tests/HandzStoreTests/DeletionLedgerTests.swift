@@ -169,8 +169,13 @@ enum Deleting {
         }
         #expect(!files.isEmpty)
         for file in files {
-            guard let bytes = FileManager.default.contents(atPath: file.path) else { continue }
-            #expect(bytes.range(of: needle) == nil, "found in \(file.path)")
+            guard let bytes = FileManager.default.contents(atPath: file.path), bytes.range(of: needle) != nil else { continue }
+            // Which relation, so a failure says where the id stayed (an oid under 16384 is a
+            // system catalog: 2619 is pg_statistic).
+            let relation = engine == .postgres ? (Int64(file.lastPathComponent).map { node in
+                (try? subject.count("SELECT COALESCE((SELECT c.oid FROM pg_class c WHERE pg_relation_filenode(c.oid) = \(node) LIMIT 1), -1)")) ?? -1
+            } ?? -1) : -1
+            Issue.record("found in \(file.path) (relation oid \(relation))")
         }
     }
 
