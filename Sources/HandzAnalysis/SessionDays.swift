@@ -74,13 +74,8 @@ struct SessionDays {
     /// names (nil when absent, or when it is not a report).
     mutating func add(install: ID, session: ID, timeMs: Int64, eventID: UUIDWords, isReport: Bool, named: ID?) {
         if isReport, let named { reported[Int(number(named))] = true }
-        let installNumber = Int(number(install))
         let sessionNumber = number(session)
-        if let previous = last[installNumber], (previous.timeMs, previous.eventID) >= (timeMs, eventID) {
-            // An older event of the install: its last stays.
-        } else {
-            last[installNumber] = Last(timeMs: timeMs, eventID: eventID, session: sessionNumber)
-        }
+        noteLast(install: install, Last(timeMs: timeMs, eventID: eventID, session: sessionNumber))
         guard timeMs >= fromMs, timeMs < toMs else { return }
         let day = UInt64((timeMs - fromMs) / EventQuery.dayMs)
         let unnamed = isReport && named == nil
@@ -92,17 +87,19 @@ struct SessionDays {
     /// midnights, the rollup's rows and the reports (``addReport(session:timeMs:named:)``) give the
     /// state that ``add(install:session:timeMs:eventID:isReport:named:)`` gives from every event.
     mutating func addSessionDay(install: ID, session: ID, utcDay: Int64, lastTimeMs: Int64, lastEventID: UUIDWords) {
-        let installNumber = Int(number(install))
         let sessionNumber = number(session)
-        if let previous = last[installNumber], (previous.timeMs, previous.eventID) >= (lastTimeMs, lastEventID) {
-            // An older group of the install: its last stays.
-        } else {
-            last[installNumber] = Last(timeMs: lastTimeMs, eventID: lastEventID, session: sessionNumber)
-        }
+        noteLast(install: install, Last(timeMs: lastTimeMs, eventID: lastEventID, session: sessionNumber))
         let dayStart = utcDay * EventQuery.dayMs
         guard dayStart >= fromMs, dayStart < toMs else { return }
         let day = UInt64((dayStart - fromMs) / EventQuery.dayMs)
         if days.value(UInt64(sessionNumber), day) == nil { days.set(UInt64(sessionNumber), day, 0) }
+    }
+
+    /// Keeps `candidate` as the install's last event when it comes after the one kept so far.
+    private mutating func noteLast(install: ID, _ candidate: Last) {
+        let installNumber = Int(number(install))
+        if let previous = last[installNumber], (previous.timeMs, previous.eventID) >= (candidate.timeMs, candidate.eventID) { return }
+        last[installNumber] = candidate
     }
 
     /// One report (an event matching the query's `match`), after every rollup row: a named session

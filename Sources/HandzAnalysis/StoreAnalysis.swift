@@ -43,7 +43,7 @@ public final class StoreAnalysis {
     /// One funnel run: the funnel's events read once (a table scan or the name index, see
     /// ``planned(_:events:)``) and their chains walked by ``FunnelEvaluator`` — the numbers of
     /// the funnel SQL (``funnelBySQL(_:)``) without its one sort per step. A success on any event
-    /// (F1's) is read per install instead, where it can count (``successEventsByInstall(_:into:)``).
+    /// (F1's) is read per install instead, where it can count (``addSuccessEvents(_:into:)``).
     public func funnel(_ query: FunnelQuery) throws -> FunnelReport {
         let builder = FunnelSQLBuilder(catalog: catalog, dialect: .sqlite)
         guard let successFilter = try successReadByInstall(query, builder) else {

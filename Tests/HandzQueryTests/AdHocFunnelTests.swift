@@ -33,6 +33,7 @@ import Testing
         ("app_open[screen_name=secret_text_x],onboarding_viewed", "step 1: filters are on closed-set properties"),
         ("app_open[completion_path=guest],onboarding_viewed", "step 1: every event of the step must carry"),
         ("app_open[start_type],onboarding_viewed", "step 1: a filter is property=value"),
+        ("app_open[start_type=cold;start_type=warm],onboarding_viewed", "step 1: a property is filtered twice"),
         ("app_open[start_type=cold,onboarding_viewed", "brackets do not match"),
         ("app_open]secret_text_x[,onboarding_viewed", "brackets do not match"),
     ])

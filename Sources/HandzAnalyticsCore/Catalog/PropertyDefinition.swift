@@ -38,4 +38,11 @@ public struct PropertyDefinition: Sendable, Equatable {
         self.description = description
         self.spec = spec
     }
+
+    /// The values a closed-set property may take — `true` and `false` for a boolean, its allowed
+    /// values for an enum — or nil for anything else. Only closed sets may be grouped, broken
+    /// down or filtered on in analysis, so no free text ever labels a figure (CH33 §1).
+    public var closedValues: [String]? {
+        type == .boolean ? ["true", "false"] : allowedValues
+    }
 }

@@ -82,7 +82,12 @@ public enum AdHocFunnel {
         var filters: [PropertyFilter] = []
         if text.contains("[") {
             for filter in filtersText.split(separator: ";", omittingEmptySubsequences: false) {
-                filters.append(try self.filter(filter, step: number, events: events, catalog: catalog))
+                let parsed = try self.filter(filter, step: number, events: events, catalog: catalog)
+                // Two filters on one property would both have to hold: list the values once instead.
+                guard !filters.contains(where: { $0.property == parsed.property }) else {
+                    throw .invalidFunnel("step \(number): a property is filtered twice; list its values in one filter")
+                }
+                filters.append(parsed)
             }
         }
         return FunnelStep(events: events.map(\.name), filters: filters)
@@ -94,20 +99,19 @@ public enum AdHocFunnel {
         let pieces = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         guard pieces.count == 2, !pieces[1].isEmpty else { throw .invalidFunnel("step \(step): a filter is property=value|value") }
         let name = String(pieces[0])
-        guard let definition = catalog.properties[name], definition.type == .boolean || definition.allowedValues != nil else {
+        guard let definition = catalog.properties[name], let closed = definition.closedValues else {
             throw .invalidFunnel("step \(step): filters are on closed-set properties (enum or boolean) of the catalog")
         }
         // The values every event of the step may give it (an event may narrow the catalog's set).
         var allowed: Set<String>?
         if EventsTable.envelopeColumns.contains(name) {
-            allowed = Set(definition.type == .boolean ? ["true", "false"] : definition.allowedValues ?? [])
+            allowed = Set(closed)
         } else {
             for event in events {
                 guard let rule = catalog.allowedProperties(of: event).first(where: { $0.name == name }) else {
                     throw .invalidFunnel("step \(step): every event of the step must carry the filtered property")
                 }
-                let effective = catalog.effectiveDefinition(of: rule) ?? definition
-                let values = Set(effective.type == .boolean ? ["true", "false"] : effective.allowedValues ?? [])
+                let values = Set((catalog.effectiveDefinition(of: rule) ?? definition).closedValues ?? [])
                 allowed = allowed.map { $0.intersection(values) } ?? values
             }
         }

@@ -257,7 +257,7 @@ public struct FunnelSQLBuilder {
         // releases (docs/catalog-releases.md, "Analysis across versions").
         if EventsTable.versionColumns.contains(name) { return }
         guard let definition = catalog.properties[name] else { throw .invalidBreakdown("\(name) is not a catalogued property") }
-        guard definition.type == .boolean || definition.allowedValues != nil else {
+        guard definition.closedValues != nil else {
             throw .invalidBreakdown("\(name) is not a closed set (enum or boolean); only those may be broken down")
         }
         if EventsTable.envelopeColumns.contains(name) { return }

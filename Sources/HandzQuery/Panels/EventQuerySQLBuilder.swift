@@ -229,7 +229,7 @@ public struct EventQuerySQLBuilder {
     /// Grouped properties must be closed sets (enum or boolean) carried by every matched event.
     func closedSet(_ name: String, _ match: EventMatch) throws(QueryError) {
         try PropertyAccess.checkIdentifier(name)
-        guard let definition = catalog.properties[name], definition.type == .boolean || definition.allowedValues != nil else {
+        guard catalog.properties[name]?.closedValues != nil else {
             throw .invalidBreakdown("\(name) is not a closed set (enum or boolean); only those may be grouped")
         }
         try carried(name, match)
