@@ -39,6 +39,8 @@ echo "== funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Sp
 scripts/check-engines.sh
 echo "== the CH33 §7 dashboards: report screenshots in headless Chromium, Grafana queries on PostgreSQL and ClickHouse"
 scripts/check-dashboards.sh
+echo "== the dashboards served live by serve, in Chromium through chromium-driver (Selenium): login, ranges, comparison, breakdown, the funnel explorer"
+scripts/check-served-dashboards.sh
 echo "== two ingest nodes on one PostgreSQL store (kill -9 mid-load: exactly once), key rotation, the lake on Spark, ClickHouse and DuckDB"
 scripts/check-cluster.sh
 echo "== all tests passed"

@@ -8,7 +8,7 @@ import HandzQuery
 public enum DashboardRunner {
     /// `timed` hears each panel's query time (seconds), from the worker threads, serialised.
     public static func run(_ dashboards: [DashboardDefinition], path: String, catalog: Catalog, fromMs: Int64, toMs: Int64,
-                           workers: Int = 2, source: StoreAnalysis.Source = .analyticalLayer, timed: @escaping @Sendable (DashboardDefinition, PanelDefinition, Double) -> Void = { _, _, _ in }) throws -> [DashboardData] {
+                           controls: PanelControls = PanelControls(), workers: Int = 2, source: StoreAnalysis.Source = .analyticalLayer, timed: @escaping @Sendable (DashboardDefinition, PanelDefinition, Double) -> Void = { _, _, _ in }) throws -> [DashboardData] {
         let jobs = dashboards.indices.flatMap { d in dashboards[d].panels.indices.map { (d, $0) } }
         let state = SharedState(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
@@ -18,12 +18,9 @@ public enum DashboardRunner {
                     let (d, p) = jobs[index]
                     let panel = dashboards[d].panels[p]
                     let started = ContinuousClock.now
-                    var sources: [SourceData] = []
-                    for source in panel.sources {
-                        sources.append(SourceData(label: source.label, result: try store.run(source, fromMs: fromMs, toMs: toMs)))
-                    }
+                    let data = try store.panelData(panel, fromMs: fromMs, toMs: toMs, controls: controls)
                     let elapsed = ContinuousClock.now - started
-                    state.finish(index, PanelData(panel: panel, sources: sources)) {
+                    state.finish(index, data) {
                         timed(dashboards[d], panel, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                     }
                 }

@@ -22,28 +22,29 @@ extension StoreAnalysis {
 
     /// Every panel of a dashboard over [from, to): the funnels, KPIs and event queries it names
     /// (one connection; ``DashboardRunner`` uses several).
-    public func dashboard(_ dashboard: DashboardDefinition, fromMs: Int64, toMs: Int64) throws -> DashboardData {
-        var panels: [PanelData] = []
-        for panel in dashboard.panels {
-            var sources: [SourceData] = []
-            for source in panel.sources {
-                sources.append(SourceData(label: source.label, result: try run(source, fromMs: fromMs, toMs: toMs)))
-            }
-            panels.append(PanelData(panel: panel, sources: sources))
-        }
-        return DashboardData(dashboard: dashboard, fromMs: fromMs, toMs: toMs, panels: panels)
+    public func dashboard(_ dashboard: DashboardDefinition, fromMs: Int64, toMs: Int64, controls: PanelControls = PanelControls()) throws -> DashboardData {
+        DashboardData(dashboard: dashboard, fromMs: fromMs, toMs: toMs,
+                      panels: try dashboard.panels.map { try panelData($0, fromMs: fromMs, toMs: toMs, controls: controls) })
     }
 
+    /// One panel's sources, each run as ``PanelQuery`` resolves it.
+    public func panelData(_ panel: PanelDefinition, fromMs: Int64, toMs: Int64, controls: PanelControls = PanelControls()) throws -> PanelData {
+        PanelData(panel: panel, sources: try panel.sources.map { source in
+            let (query, note) = try PanelQuery.resolve(source, catalog: catalog, fromMs: fromMs, toMs: toMs, controls: controls)
+            return SourceData(label: source.label, result: try run(query), note: note, query: query)
+        })
+    }
+
+    /// One source with the dashboards' defaults.
     public func run(_ source: PanelSource, fromMs: Int64, toMs: Int64) throws -> SourceData.Result {
-        switch source.kind {
-        case .funnel(let id, let window):
-            guard let funnel = catalog.funnels.first(where: { $0.id == id }) else { throw QueryError.unknownDefinition(id) }
-            return .funnel(try self.funnel(FunnelQuery(funnel: funnel, fromMs: fromMs, toMs: toMs, windowMs: window.map { $0 * 1000 })))
-        case .kpi(let id, let property):
-            guard let kpi = catalog.kpis.first(where: { $0.id == id }) else { throw QueryError.unknownDefinition(id) }
-            return .kpi(try self.kpi(KPIQuery(kpi: PanelSource.kpi(kpi, property: property), fromMs: fromMs, toMs: toMs)))
-        case .query(let query):
-            return .query(try eventQuery(query, fromMs: fromMs, toMs: toMs))
+        try run(try PanelQuery.resolve(source, catalog: catalog, fromMs: fromMs, toMs: toMs).query)
+    }
+
+    public func run(_ query: PanelQuery) throws -> SourceData.Result {
+        switch query {
+        case .funnel(let query): .funnel(try funnel(query))
+        case .kpi(let query): .kpi(try kpi(query))
+        case .events(let query, let fromMs, let toMs): .query(try eventQuery(query, fromMs: fromMs, toMs: toMs))
         }
     }
 }

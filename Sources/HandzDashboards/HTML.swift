@@ -41,6 +41,34 @@ public enum Format {
         return text
     }
 
+    /// A duration in human units (issue 16 §4): `42.3 s` under a minute, then `19 min 15 s`,
+    /// `3 h 5 min`, `2 d 4 h` (whole seconds, truncated); `–` for nil. Tables give the exact
+    /// seconds beside it (``seconds(milliseconds:)``).
+    public static func duration(milliseconds: Int64?) -> String {
+        guard let milliseconds else { return "–" }
+        if milliseconds < 0 { return "−" + duration(milliseconds: -milliseconds) }
+        if milliseconds < 60_000 { return seconds(milliseconds: milliseconds) + " s" }
+        let seconds = milliseconds / 1000
+        let (days, hours, minutes) = (seconds / 86_400, seconds % 86_400 / 3_600, seconds % 3_600 / 60)
+        if days > 0 { return hours > 0 ? "\(days) d \(hours) h" : "\(days) d" }
+        if hours > 0 { return minutes > 0 ? "\(hours) h \(minutes) min" : "\(hours) h" }
+        return seconds % 60 > 0 ? "\(minutes) min \(seconds % 60) s" : "\(minutes) min"
+    }
+
+    /// A change between two periods: `+12.5%` of a count, `−3.1 pp` of a ratio; `–` when the
+    /// previous figure is missing or zero (no meaningful relative change).
+    public static func change(_ current: Double?, _ previous: Double?, ratio: Bool) -> String {
+        guard let current, let previous, current.isFinite, previous.isFinite else { return "–" }
+        let sign: (Double) -> String = { $0 > 0 ? "+" : $0 < 0 ? "−" : "±" }
+        if ratio {
+            let points = (current - previous) * 100
+            return sign(points) + String(format: "%.1f pp", abs(points))
+        }
+        guard previous != 0 else { return "–" }
+        let relative = (current - previous) / previous * 100
+        return sign(relative) + String(format: "%.1f%%", abs(relative))
+    }
+
     /// Seconds with one decimal (`142.3`); `–` for nil.
     public static func seconds(milliseconds: Int64?) -> String {
         guard let milliseconds else { return "–" }

@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 import HandzQuery
 
 /// One panel as HTML: its charts (inline SVG) and, under each, the numbers in a table
@@ -8,6 +9,9 @@ struct PanelRenderer {
     let fromMs: Int64
     let toMs: Int64
     let id: String
+    /// The same panel over the previous period of the same length (the served pages'
+    /// comparison, issue 16 §2): deltas beside every figure, faded series in the charts.
+    var previous: PanelData? = nil
 
     var panel: PanelDefinition { data.panel }
     var days: Int { Int((toMs - fromMs + QueryDay.ms - 1) / QueryDay.ms) }
@@ -15,10 +19,13 @@ struct PanelRenderer {
     func html() -> String {
         var out = "<section class=\"panel\" id=\"\(id)\" aria-labelledby=\"\(id)-h\">\n"
         out += "<h2 id=\"\(id)-h\">\(HTML.escape(panel.title))</h2>\n"
-        out += "<p class=\"bullet\">CH33 §7: “\(HTML.escape(panel.bullet))” · chart: \(panel.chart.rawValue) · from: \(HTML.escape(panel.sources.map(\.label).joined(separator: ", ")))</p>\n"
+        if !panel.bullet.isEmpty {
+            out += "<p class=\"bullet\">CH33 §7: “\(HTML.escape(panel.bullet))” · chart: \(panel.chart.rawValue) · from: \(HTML.escape(panel.sources.map(\.label).joined(separator: ", ")))</p>\n"
+        }
         if let missing = panel.missing { out += "<p class=\"missing\"><strong>Not in the catalog:</strong> \(HTML.escape(missing))</p>\n" }
         if let note = panel.note { out += "<p class=\"note\">\(HTML.escape(note))</p>\n" }
         for note in data.notes { out += "<p class=\"note versions\">Catalog versions: \(HTML.escape(note))</p>\n" }
+        for note in data.sources.compactMap(\.note) { out += "<p class=\"note breakdown\">\(HTML.escape(note))</p>\n" }
         out += body()
         return out + "</section>\n"
     }
@@ -44,57 +51,80 @@ struct PanelRenderer {
         var out = ""
         for (index, source) in data.sources.enumerated() {
             guard case .funnel(let report) = source.result else { continue }
+            let before = previousResult(index).flatMap { result -> FunnelReport? in if case .funnel(let report) = result { return report }; return nil }
             let funnel = report.query.funnel
             // The steps, then the success condition as a last row (CH33 §5.1 "Success").
             let rows = report.steps + (report.success.map { [$0] } ?? [])
-            let labels = rows.map { step in
-                step.index > funnel.steps.count ? "Success" : funnel.steps[step.index - 1].specName ?? step.events.joined(separator: " / ")
+            let previousRows = before.map { $0.steps + ($0.success.map { [$0] } ?? []) }
+            let bars = zip(Self.funnelLabels(funnel, rows), rows).map { (label: $0, actors: $1.actors) }
+            let svg = Charts.funnel(id: "\(id)-\(index)", title: "\(funnel.id) \(funnel.title)", steps: bars, unit: panel.unit, previous: previousRows?.map(\.actors))
+            out += figure("\(index)", svg, funnelTable(report, rows: rows, previous: previousRows, bucket: nil))
+            for bucket in report.breakdown ?? [] {
+                let bucketRows = bucket.steps + (bucket.success.map { [$0] } ?? [])
+                let previousBucket = before?.breakdown?.first { $0.value == bucket.value }
+                let previousBucketRows = before == nil ? nil : previousBucket.map { $0.steps + ($0.success.map { [$0] } ?? []) } ?? []
+                out += funnelTable(report, rows: bucketRows, previous: previousBucketRows, bucket: bucket.value ?? "(not set)")
+                    .html(id: "\(id)-\(index)-bd-\(HTML.slug(bucket.value ?? "not-set"))-table")
             }
-            let bars = zip(labels, rows).map { (label: $0, actors: $1.actors) }
-            let svg = Charts.funnel(id: "\(id)-\(index)", title: "\(funnel.id) \(funnel.title)", steps: bars, unit: panel.unit)
-            let linked = funnel.handoffIndex != nil
-            let counted = linked ? "senders, then receivers (one per link and receiving actor)," : "\(panel.unit)"
-            var table = Table(caption: "\(funnel.id): \(counted) reaching each step within \(report.query.windowMs / 3_600_000) h of step 1; success: \(funnel.success)",
-                              columns: ["Step", "Events", panel.unit.capitalized] + (linked ? ["Links"] : [])
-                                + ["From previous", "Drop-off", "From step 1", "Median time from previous (s)"])
-            for (offset, step) in rows.enumerated() {
-                let isSuccess = step.index > funnel.steps.count
-                table.rows.append([isSuccess ? "Success" : String(step.index), labels[offset], Format.integer(step.actors)]
-                    + (linked ? [step.links.map(Format.integer) ?? "–"] : [])
-                    + [Format.percent(step.conversionFromPrevious),
-                       step.conversionFromPrevious.map { Format.percent(1 - $0) } ?? "–", Format.percent(step.conversionFromStart),
-                       Format.seconds(milliseconds: step.medianMsFromPrevious)])
-            }
-            out += figure("\(index)", svg, table)
         }
         return out
+    }
+
+    static func funnelLabels(_ funnel: FunnelDefinition, _ rows: [FunnelStepResult]) -> [String] {
+        rows.map { step in
+            step.index > funnel.steps.count ? "Success" : funnel.steps[step.index - 1].specName ?? step.events.joined(separator: " / ")
+        }
+    }
+
+    /// One funnel's table, overall or of one breakdown value; with the previous period's rows,
+    /// their actors and the change beside each step's.
+    func funnelTable(_ report: FunnelReport, rows: [FunnelStepResult], previous: [FunnelStepResult]?, bucket: String?) -> Table {
+        let funnel = report.query.funnel
+        let linked = funnel.handoffIndex != nil
+        let actorUnit = report.query.actor == .user ? "users" : panel.unit
+        let counted = linked ? "senders, then receivers (one per link and receiving actor)," : actorUnit
+        let window = Format.duration(milliseconds: report.query.windowMs)
+        let breakdown = bucket.map { " · \(report.query.breakdown ?? "") = \($0)" } ?? ""
+        var table = Table(caption: "\(funnel.id)\(breakdown): \(counted) reaching each step within \(window) of step 1; success: \(funnel.success)",
+                          columns: ["Step", "Events", actorUnit.capitalized] + (previous == nil ? [] : ["Previous period", "Change"]) + (linked ? ["Links"] : [])
+                            + ["From previous", "Drop-off", "From step 1", "Median time from previous", "Median (s)"])
+        table.attributes = [("funnel", funnel.id)] + (bucket.map { [("breakdown", $0)] } ?? [])
+        table.columnClasses = [nil, nil, "actors"] + (previous == nil ? [] : ["previous", "delta"])
+        let labels = Self.funnelLabels(funnel, rows)
+        for (offset, step) in rows.enumerated() {
+            let isSuccess = step.index > funnel.steps.count
+            var row = [isSuccess ? "Success" : String(step.index), labels[offset], Format.integer(step.actors)]
+            if let previous {
+                let before = previous.first { $0.index == step.index }?.actors ?? 0
+                row += [Format.integer(before), Format.change(Double(step.actors), Double(before), ratio: false)]
+            }
+            row += (linked ? [step.links.map(Format.integer) ?? "–"] : [])
+                + [Format.percent(step.conversionFromPrevious), step.conversionFromPrevious.map { Format.percent(1 - $0) } ?? "–",
+                   Format.percent(step.conversionFromStart), Format.duration(milliseconds: step.medianMsFromPrevious),
+                   Format.seconds(milliseconds: step.medianMsFromPrevious)]
+            table.append(row, key: ("step", isSuccess ? "success" : String(step.index)))
+        }
+        return table
+    }
+
+    /// The previous period's result of the `index`-th source, when comparing.
+    func previousResult(_ index: Int) -> SourceData.Result? {
+        guard let previous, previous.sources.indices.contains(index) else { return nil }
+        return previous.sources[index].result
     }
 
     // MARK: - Daily counts
 
     func line() -> String {
-        var series: [(name: String, values: [Double?])] = []
-        var columns: [(name: String, values: [Int64])] = []
-        for (index, source) in data.sources.enumerated() {
-            guard case .query(.daily(let counts)) = source.result, case .query(let query)? = kind(index) else { continue }
-            if query.split != nil {
-                let count = panel.counts.first ?? .events
-                let values = Array(Set(counts.map { $0.series ?? "(not set)" })).sorted()
-                for value in values {
-                    var perDay = [Int64](repeating: 0, count: days)
-                    for row in counts where (row.series ?? "(not set)") == value && row.day >= 0 && row.day < days { perDay[Int(row.day)] += row.value(count) }
-                    columns.append(("\(query.split!) = \(value) (\(count.rawValue))", perDay))
-                }
-            } else {
-                for count in panel.counts {
-                    var perDay = [Int64](repeating: 0, count: days)
-                    for row in counts where row.day >= 0 && row.day < days { perDay[Int(row.day)] += row.value(count) }
-                    columns.append(("\(source.label) \(Self.countName(count))", perDay))
-                }
-            }
+        let columns = dailyColumns(data)
+        // The previous period, day for day, matched to the current series by name.
+        let before = previous.map { dailyColumns($0) } ?? []
+        let previousColumns: [(name: String, values: [Int64])] = previous == nil ? [] : columns.map { column in
+            (column.name, before.first { $0.name == column.name }?.values ?? Array(repeating: 0, count: days))
         }
-        series = columns.map { ($0.name, $0.values.map { Double($0) }) }
-        var table = Table(caption: "by UTC day from the range start; unit: \(panel.unit)", columns: ["Day"] + columns.map(\.name))
+        var table = Table(caption: "by UTC day from the range start; unit: \(panel.unit)", columns: ["Day"] + columns.map(\.name)
+                          + previousColumns.map { "\($0.name), previous period" })
+        table.columnClasses = [nil] + columns.map { _ in nil } + previousColumns.map { _ in "previous" }
         var cumulative: [Int64] = []
         if panel.cumulative, let first = columns.first {
             var total: Int64 = 0
@@ -102,15 +132,56 @@ struct PanelRenderer {
             table.columns.append("\(first.name), cumulative")
         }
         for day in 0..<days {
-            table.rows.append([Format.date(fromMs + Int64(day) * QueryDay.ms)] + columns.map { Format.integer($0.values[day]) } + (cumulative.isEmpty ? [] : [Format.integer(cumulative[day])]))
+            table.rows.append([Format.date(fromMs + Int64(day) * QueryDay.ms)] + columns.map { Format.integer($0.values[day]) }
+                              + previousColumns.map { Format.integer($0.values[day]) } + (cumulative.isEmpty ? [] : [Format.integer(cumulative[day])]))
         }
-        var out = figure("0", Charts.timeSeries(id: "\(id)-0", title: panel.title, fromMs: fromMs, days: days, series: series, unit: panel.unit, percent: false), table)
+        if previous != nil {
+            let totals = columns.map { $0.values.reduce(0, +) }, previousTotals = previousColumns.map { $0.values.reduce(0, +) }
+            var totalsTable = Table(caption: "whole range against the previous period of the same length", columns: ["Series", "This period", "Previous period", "Change"])
+            totalsTable.columnClasses = [nil, nil, "previous", "delta"]
+            for (index, column) in columns.enumerated() {
+                totalsTable.rows.append([column.name, Format.integer(totals[index]), Format.integer(previousTotals[index]),
+                                         Format.change(Double(totals[index]), Double(previousTotals[index]), ratio: false)])
+            }
+            table.caption += "; totals in the next table"
+            return figure("0", Charts.timeSeries(id: "\(id)-0", title: panel.title, fromMs: fromMs, days: days, series: columns.map { ($0.name, $0.values.map { Double($0) }) },
+                                                 unit: panel.unit, percent: false, previous: previousColumns.map { ($0.name, $0.values.map { Double($0) }) }), table)
+                + totalsTable.html(id: "\(id)-totals-table")
+        }
+        var out = figure("0", Charts.timeSeries(id: "\(id)-0", title: panel.title, fromMs: fromMs, days: days, series: columns.map { ($0.name, $0.values.map { Double($0) }) },
+                                                unit: panel.unit, percent: false), table)
         if !cumulative.isEmpty {
             let svg = Charts.timeSeries(id: "\(id)-1", title: "\(panel.title) (cumulative)", fromMs: fromMs, days: days,
                                         series: [("\(columns[0].name), cumulative", cumulative.map { Double($0) })], unit: "\(panel.unit), cumulative", percent: false)
             out += "<figure>\n\(svg)\n<figcaption>\(HTML.escape(panel.title)) — running total from the range start (numbers in the table above)</figcaption>\n</figure>\n"
         }
         return out
+    }
+
+    /// The daily series of a counts panel: one per count, or one per split value.
+    func dailyColumns(_ data: PanelData) -> [(name: String, values: [Int64])] {
+        var columns: [(name: String, values: [Int64])] = []
+        for (index, source) in data.sources.enumerated() {
+            guard case .query(.daily(let counts)) = source.result else { continue }
+            let definedSplit: String? = if case .query(let query)? = kind(index) { query.split } else { nil }
+            if let split = source.eventQuery?.split ?? definedSplit {
+                let count = panel.counts.first ?? .events
+                let values = Array(Set(counts.map { $0.series ?? "(not set)" })).sorted()
+                for value in values {
+                    var perDay = [Int64](repeating: 0, count: days)
+                    for row in counts where (row.series ?? "(not set)") == value && row.day >= 0 && row.day < days { perDay[Int(row.day)] += row.value(count) }
+                    columns.append(("\(split) = \(value) (\(count.rawValue))", perDay))
+                }
+            } else {
+                guard case .query? = kind(index) else { continue }
+                for count in panel.counts {
+                    var perDay = [Int64](repeating: 0, count: days)
+                    for row in counts where row.day >= 0 && row.day < days { perDay[Int(row.day)] += row.value(count) }
+                    columns.append(("\(source.label) \(Self.countName(count))", perDay))
+                }
+            }
+        }
+        return columns
     }
 
     static func countName(_ count: EventQuery.Count) -> String {
@@ -128,11 +199,66 @@ struct PanelRenderer {
 
     // MARK: - Rates
 
+    /// A rate series of a panel: its daily ratios and, for ratio queries, the whole range's.
+    typealias RateSeries = (name: String, rows: [DailyRatio], total: DailyRatio?, leftOut: Bool)
+
     func rate() -> String {
-        var series: [(name: String, values: [Double?])] = []
+        let perSeries = rateSeries(data)
+        let before = previous.map { rateSeries($0) }
+        var table = Table(caption: "by UTC day from the range start; unit: \(panel.unit)", columns: ["Day"])
+        table.columnClasses = [nil]
+        for entry in perSeries {
+            table.columns += ["\(entry.name): numerator", "denominator", "%"] + (entry.leftOut ? ["left out"] : []) + (before == nil ? [] : ["%, previous period"])
+            table.columnClasses += [nil, nil, nil] + (entry.leftOut ? [nil] : []) + (before == nil ? [] : ["previous"])
+        }
+        func values(_ rows: [DailyRatio]) -> [Double?] {
+            var values = [Double?](repeating: nil, count: days)
+            for row in rows where row.day >= 0 && row.day < days { values[Int(row.day)] = row.value }
+            return values
+        }
+        let matched = perSeries.map { entry in before?.first { $0.name == entry.name } }
+        for day in 0..<days {
+            var row = [Format.date(fromMs + Int64(day) * QueryDay.ms)]
+            for (index, entry) in perSeries.enumerated() {
+                let ratio = entry.rows.first { $0.day == Int64(day) }
+                row += [Format.integer(ratio?.numerator ?? 0), Format.integer(ratio?.denominator ?? 0), Format.percent(ratio?.value)]
+                if entry.leftOut { row.append(Format.integer(ratio?.leftOut ?? 0)) }
+                if before != nil { row.append(Format.percent(matched[index]?.rows.first { $0.day == Int64(day) }?.value)) }
+            }
+            table.rows.append(row)
+        }
+        if perSeries.contains(where: { $0.total != nil }) {
+            table.rows.append(["Whole range"] + perSeries.enumerated().flatMap { index, entry in
+                (entry.total.map { [Format.integer($0.numerator), Format.integer($0.denominator), Format.percent($0.value)] } ?? ["", "", ""])
+                    + (entry.leftOut ? [""] : []) + (before == nil ? [] : [Format.percent(matched[index]?.total?.value)])
+            })
+        }
+        var out = figure("0", Charts.timeSeries(id: "\(id)-0", title: panel.title, fromMs: fromMs, days: days, series: perSeries.map { ($0.name, values($0.rows)) },
+                                                unit: panel.unit, percent: true, previous: before == nil ? [] : perSeries.indices.map { (perSeries[$0].name, values(matched[$0]?.rows ?? [])) }),
+                         table)
+        if before != nil {
+            var totals = Table(caption: "whole range against the previous period of the same length (a day-weighted ratio: numerators over denominators)",
+                               columns: ["Series", "This period", "Previous period", "Change"])
+            totals.columnClasses = [nil, nil, "previous", "delta"]
+            for (index, entry) in perSeries.enumerated() {
+                let now = entry.total?.value ?? Self.pooled(entry.rows), then = matched[index].flatMap { $0.total?.value ?? Self.pooled($0.rows) }
+                totals.rows.append([entry.name, Format.percent(now), Format.percent(then), Format.change(now, then, ratio: true)])
+            }
+            out += totals.html(id: "\(id)-totals-table")
+        }
+        return out
+    }
+
+    /// Numerators over denominators of daily ratios; nil without a denominator.
+    static func pooled(_ rows: [DailyRatio]) -> Double? {
+        let denominator = rows.reduce(0) { $0 + $1.denominator }
+        return denominator > 0 ? Double(rows.reduce(0) { $0 + $1.numerator }) / Double(denominator) : nil
+    }
+
+    func rateSeries(_ data: PanelData) -> [RateSeries] {
         // Session shares also show their unknown sessions ("left out": an install's last session,
         // whose crash report could still come), counted in neither numerator nor denominator.
-        var perSeries: [(name: String, rows: [DailyRatio], total: DailyRatio?, leftOut: Bool)] = []
+        var perSeries: [RateSeries] = []
         for (index, source) in data.sources.enumerated() {
             switch source.result {
             case .query(.ratio(let rows, let total)):
@@ -144,29 +270,7 @@ struct PanelRenderer {
             default: continue
             }
         }
-        var table = Table(caption: "by UTC day from the range start; unit: \(panel.unit)", columns: ["Day"])
-        for entry in perSeries {
-            table.columns += ["\(entry.name): numerator", "denominator", "%"] + (entry.leftOut ? ["left out"] : [])
-            var values = [Double?](repeating: nil, count: days)
-            for row in entry.rows where row.day >= 0 && row.day < days { values[Int(row.day)] = row.value }
-            series.append((entry.name, values))
-        }
-        for day in 0..<days {
-            var row = [Format.date(fromMs + Int64(day) * QueryDay.ms)]
-            for entry in perSeries {
-                let ratio = entry.rows.first { $0.day == Int64(day) }
-                row += [Format.integer(ratio?.numerator ?? 0), Format.integer(ratio?.denominator ?? 0), Format.percent(ratio?.value)]
-                if entry.leftOut { row.append(Format.integer(ratio?.leftOut ?? 0)) }
-            }
-            table.rows.append(row)
-        }
-        if perSeries.contains(where: { $0.total != nil }) {
-            table.rows.append(["Whole range"] + perSeries.flatMap { entry in
-                (entry.total.map { [Format.integer($0.numerator), Format.integer($0.denominator), Format.percent($0.value)] } ?? ["", "", ""])
-                    + (entry.leftOut ? [""] : [])
-            })
-        }
-        return figure("0", Charts.timeSeries(id: "\(id)-0", title: panel.title, fromMs: fromMs, days: days, series: series, unit: panel.unit, percent: true), table)
+        return perSeries
     }
 
     // MARK: - Top values
@@ -178,18 +282,22 @@ struct PanelRenderer {
             let total = values.reduce(0) { $0 + $1.events }
             let shown = Array(values.prefix(panel.limit))
             let rest = values.dropFirst(panel.limit)
+            let before: [ValueCount]? = if case .query(.values(let values))? = previousResult(index) { values } else { nil }
             var table = Table(caption: "\(panel.unit) by \(query.properties.joined(separator: " and ")), top \(panel.limit) of \(values.count)",
-                              columns: query.properties + ["Events", "Installs", "Share of events"])
+                              columns: query.properties + ["Events", "Installs", "Share of events"] + (before == nil ? [] : ["Events, previous period", "Change"]))
+            table.columnClasses = query.properties.map { _ in nil } + [nil, nil, nil] + (before == nil ? [] : ["previous", "delta"])
             var rows: [(label: String, value: Double, text: String)] = []
             for value in shown {
                 let names = value.values.map { $0 ?? "(not set)" }
-                table.rows.append(names + [Format.integer(value.events), Format.integer(value.actors), Format.percent(total > 0 ? Double(value.events) / Double(total) : nil)])
+                let then = before.map { $0.first { $0.values == value.values }?.events ?? 0 }
+                table.rows.append(names + [Format.integer(value.events), Format.integer(value.actors), Format.percent(total > 0 ? Double(value.events) / Double(total) : nil)]
+                                  + (then.map { [Format.integer($0), Format.change(Double(value.events), Double($0), ratio: false)] } ?? []))
                 rows.append((names.joined(separator: " · "), Double(value.events), Format.integer(value.events)))
             }
             if !rest.isEmpty {
                 let events = rest.reduce(0) { $0 + $1.events }
                 table.rows.append(["other (\(rest.count) combinations)"] + Array(repeating: "", count: query.properties.count - 1)
-                                  + [Format.integer(events), "–", Format.percent(total > 0 ? Double(events) / Double(total) : nil)])
+                                  + [Format.integer(events), "–", Format.percent(total > 0 ? Double(events) / Double(total) : nil)] + (before == nil ? [] : ["", ""]))
                 rows.append(("other (\(rest.count))", Double(events), Format.integer(events)))
             }
             out += figure("\(index)", Charts.bars(id: "\(id)-\(index)", title: panel.title, rows: rows, unit: panel.unit, percent: false), table)
@@ -246,25 +354,35 @@ struct PanelRenderer {
 
     func stat() -> String {
         // "Left out": cohort members whose window ends after the data ends (they may still convert).
-        var table = Table(caption: "values over the whole range", columns: ["Measure", "Value", "Numerator", "Denominator", "Left out"])
+        var table = Table(caption: "values over the whole range", columns: ["Measure", "Value", "Numerator", "Denominator", "Left out"]
+                          + (previous == nil ? [] : ["Previous period", "Change"]))
+        table.columnClasses = [nil, "value", "numerator", "denominator", "left-out"] + (previous == nil ? [] : ["previous", "delta"])
         var bars: [(label: String, value: Double, text: String)] = []
         var figures: [String] = []
         for (index, source) in data.sources.enumerated() {
+            let before = previousResult(index)
             switch source.result {
             case .kpi(let report):
+                let key = (name: "kpi", value: report.query.kpi.id)
+                let previousReport: KPIReport? = if case .kpi(let report)? = before { report } else { nil }
                 if case .median(let milliseconds, let actors) = report.rows {
-                    table.rows.append([report.query.kpi.title, Format.seconds(milliseconds: milliseconds) + " s", "–", Format.integer(actors), "–"])
-                    figures.append(Charts.figure(id: "\(id)-\(index)", title: report.query.kpi.title, value: Format.seconds(milliseconds: milliseconds) + " s",
-                                                 caption: "lower median over \(Format.integer(actors)) installs"))
+                    let then: Int64? = if case .median(let value, _)? = previousReport?.rows { value } else { nil }
+                    table.append([report.query.kpi.title, "\(Format.duration(milliseconds: milliseconds)) (\(Format.seconds(milliseconds: milliseconds)) s)", "–", Format.integer(actors), "–"]
+                                 + (previous == nil ? [] : [Format.duration(milliseconds: then), Format.change(milliseconds.map(Double.init), then.map(Double.init), ratio: false)]), key: key)
+                    figures.append(Charts.figure(id: "\(id)-\(index)", title: report.query.kpi.title, value: Format.duration(milliseconds: milliseconds),
+                                                 caption: "lower median over \(Format.integer(actors)) \(report.query.actor == .user ? "users" : "installs")"))
                 } else {
                     let value = report.value
-                    table.rows.append([report.query.kpi.title, Format.percent(value), report.numerator.map(Format.integer) ?? "–", report.denominator.map(Format.integer) ?? "–",
-                                       report.leftOut.map(Format.integer) ?? "–"])
+                    table.append([report.query.kpi.title, Format.percent(value), report.numerator.map(Format.integer) ?? "–", report.denominator.map(Format.integer) ?? "–",
+                                  report.leftOut.map(Format.integer) ?? "–"]
+                                 + (previous == nil ? [] : [Format.percent(previousReport?.value), Format.change(value, previousReport?.value, ratio: true)]), key: key)
                     bars.append((report.query.kpi.title, value ?? 0, Format.percent(value)))
                 }
             case .query(.conversion(let numerator, let denominator)):
                 let value = denominator > 0 ? Double(numerator) / Double(denominator) : nil
-                table.rows.append([source.label, Format.percent(value), Format.integer(numerator), Format.integer(denominator), "–"])
+                let then: Double? = if case .query(.conversion(let n, let d))? = before, d > 0 { Double(n) / Double(d) } else { nil }
+                table.append([source.label, Format.percent(value), Format.integer(numerator), Format.integer(denominator), "–"]
+                             + (previous == nil ? [] : [Format.percent(then), Format.change(value, then, ratio: true)]), key: ("source", source.label))
                 bars.append((source.label, value ?? 0, Format.percent(value)))
             default: continue
             }
@@ -280,25 +398,4 @@ struct PanelRenderer {
 
 enum QueryDay {
     static let ms = EventQuery.dayMs
-}
-
-/// An accessible data table: caption, column headers with scope, first column as row header.
-struct Table {
-    var caption: String
-    var columns: [String]
-    var rows: [[String]] = []
-
-    func html(id: String) -> String {
-        var out = "<table id=\"\(id)\" class=\"data\">\n<caption>\(HTML.escape(caption))</caption>\n<thead><tr>"
-        for column in columns { out += "<th scope=\"col\">\(HTML.escape(column))</th>" }
-        out += "</tr></thead>\n<tbody>\n"
-        for row in rows {
-            out += "<tr>"
-            for (index, cell) in row.enumerated() {
-                out += index == 0 ? "<th scope=\"row\">\(HTML.escape(cell))</th>" : "<td>\(HTML.escape(cell))</td>"
-            }
-            out += "</tr>\n"
-        }
-        return out + "</tbody>\n</table>\n"
-    }
 }

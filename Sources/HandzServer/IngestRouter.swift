@@ -14,11 +14,12 @@ import NIOCore
 /// - `POST /v1/admin/maintenance?seconds=N` — answer 503 + Retry-After for N seconds (admin scope)
 /// - `GET /v1/client-config` — the clients' settings, with an ETag (ingest scope)
 /// - `GET /openapi.json` — this API as OpenAPI 3.1 (`openapi.yaml`, issue 18 §3)
+/// - `/dashboards/…` — the dashboards, for analyst keys, on the embedded store (``DashboardRoutes``)
 /// - `GET /health`, and `GET /metrics` (Prometheus text) when it is served on the ingest port
 ///   (``MetricsPlacement``; otherwise ``metricsOnly()`` serves it on its own listener)
 enum IngestRouter {
     static func make(service: IngestService, accessLog: AccessLog?, bodyTimeout: Duration = .seconds(30),
-                     clientConfig: ClientConfig = ClientConfig(), servesMetrics: Bool = true) -> Router<ServerContext> {
+                     clientConfig: ClientConfig = ClientConfig(), servesMetrics: Bool = true, dashboards: DashboardSite? = nil) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         if let accessLog { router.add(middleware: AccessLogMiddleware(log: accessLog)) }
 
@@ -79,6 +80,7 @@ enum IngestRouter {
         }
 
         if servesMetrics { addMetrics(to: router) }
+        if let dashboards { DashboardRoutes.add(to: router, site: dashboards, bodyTimeout: bodyTimeout) }
         return router
     }
 

@@ -59,6 +59,11 @@ public struct ServerOptions: Sendable {
     /// How long a deletion worker's lease lasts before another node (or this one, restarted) may
     /// take the request over.
     public var deletionLeaseSeconds = 300
+    /// Serve the dashboards at `/dashboards/` (issue 16; embedded store only: the analysis reads
+    /// SQLite). Analysts sign in with an `analyst` key.
+    public var servesDashboards = true
+    /// The dashboards directory (nil: `dashboards/` beside the catalog).
+    public var dashboardsDirectory: String?
     /// Fault injection for tests: the process kills itself (SIGKILL, as `kill -9` would) once the
     /// deletion worker has rewritten this many lake partitions.
     public var faultKillAfterPartitions: Int?
@@ -108,12 +113,18 @@ public enum ServerRunner {
         onStart(ServerStartup(databasePath: options.storeURL.map(redacted) ?? absolute(options.databasePath), keysPath: absolute(options.keysPath),
                               createdKey: createdKey, catalogVersion: catalog.version))
 
+        var dashboardSite: DashboardSite?
+        if options.servesDashboards, options.storeURL == nil {
+            let directory = options.dashboardsDirectory ?? DashboardLoader.directory(besideCatalog: catalogDirectory)
+            dashboardSite = try DashboardSite(databasePath: options.databasePath, catalog: catalog,
+                                              dashboards: try DashboardLoader.loadChecked(directory: directory, catalog: catalog), keys: service.keys)
+        }
         let clientConfig = try options.clientConfigPath.map { try ClientConfig(json: Data(contentsOf: URL(fileURLWithPath: $0))) } ?? ClientConfig()
         let metrics = options.metricsPlacement ?? MetricsPlacement.resolve(nil, ingestHost: options.host)!
         let app = Application(
             router: IngestRouter.make(service: service, accessLog: try options.accessLogPath.map(AccessLog.init(path:)),
                                       bodyTimeout: .milliseconds(Int64(options.bodyTimeoutSeconds * 1000)), clientConfig: clientConfig,
-                                      servesMetrics: metrics == .ingestPort),
+                                      servesMetrics: metrics == .ingestPort, dashboards: dashboardSite),
             server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeoutSeconds * 1000)))),
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "handz-analytics",
                                                     availableConnectionsDelegate: MaximumAvailableConnections(options.maxConnections, logger: logger)),

@@ -1,10 +1,18 @@
 import Foundation
 
 /// What a key may do (CH33 §10 "least privilege"): `ingest` sends events, `admin` reloads the
-/// catalog and deletes users.
+/// catalog and deletes users, `analyst` reads the dashboards `serve` hosts (issue 16) and nothing
+/// else. An analyst key is never combined with another scope (``allowsCombination(_:)``): the
+/// secret an analyst pastes into a browser must not also be able to send or delete data.
 public enum KeyScope: String, Codable, Sendable, CaseIterable {
     case ingest
     case admin
+    case analyst
+
+    /// Whether one key may hold all of `scopes`: `ingest` and `admin` together, `analyst` alone.
+    public static func allowsCombination(_ scopes: Set<KeyScope>) -> Bool {
+        !scopes.isEmpty && (!scopes.contains(.analyst) || scopes == [.analyst])
+    }
 }
 
 /// One signed ingestion key. The secret never appears in logs, errors or descriptions.

@@ -24,11 +24,17 @@ struct Keys: ParsableCommand {
 
         @OptionGroup var file: FileOption
 
-        @Option(name: .customLong("scope"), help: "ingest or admin (repeat for both).")
+        @Option(name: .customLong("scope"), help: "ingest, admin (repeat for both) or analyst (the served dashboards; alone).")
         var scopes: [KeyScope] = [.ingest]
 
         @Option(help: "Also write a one-key file a client can sign with (handz-analytics send --key-file).")
         var clientKeyOut: String?
+
+        func validate() throws {
+            guard KeyScope.allowsCombination(Set(scopes)) else {
+                throw ValidationError("an analyst key has the analyst scope only: create a separate key for ingest or admin")
+            }
+        }
 
         func run() throws {
             var keys = try file.load()

@@ -31,24 +31,13 @@ extension SQLCommand {
                 throw ValidationError("no panel \(panel) in dashboard \(dashboard)")
             }
             for source in definition.sources {
-                for (part, sql) in try usage({ try statements(source, catalog: catalog) }) {
+                let statements = try usage {
+                    try PanelQuery.resolve(source, catalog: catalog, fromMs: range.fromMs, toMs: range.toMs, controls: PanelControls(actor: range.actor))
+                        .query.statements(catalog: catalog, dialect: dialect)
+                }
+                for (part, sql) in statements {
                     print("-- \(source.label)\(part.map { " (\($0.rawValue))" } ?? "")\n\(sql);\n")
                 }
-            }
-        }
-
-        func statements(_ source: PanelSource, catalog: Catalog) throws -> [(EventStatement.Part?, String)] {
-            switch source.kind {
-            case .funnel(let id, let window):
-                guard let funnel = catalog.funnels.first(where: { $0.id == id }) else { throw QueryError.unknownDefinition(id) }
-                let query = FunnelQuery(funnel: funnel, fromMs: range.fromMs, toMs: range.toMs, windowMs: window.map { $0 * 1000 }, actor: range.actor)
-                return [(nil, try FunnelSQLBuilder(catalog: catalog, dialect: dialect).sql(query))]
-            case .kpi(let id, let property):
-                guard let kpi = catalog.kpis.first(where: { $0.id == id }) else { throw QueryError.unknownDefinition(id) }
-                let query = KPIQuery(kpi: PanelSource.kpi(kpi, property: property), fromMs: range.fromMs, toMs: range.toMs, actor: range.actor)
-                return [(nil, try KPISQLBuilder(catalog: catalog, dialect: dialect).sql(query))]
-            case .query(let query):
-                return try EventQuerySQLBuilder(catalog: catalog, dialect: dialect).statements(query, fromMs: range.fromMs, toMs: range.toMs).map { ($0.part, $0.sql) }
             }
         }
     }

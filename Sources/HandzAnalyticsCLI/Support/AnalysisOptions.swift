@@ -54,7 +54,6 @@ struct FunnelOptions: ParsableArguments {
     var breakdown: String?
 
     /// An ad-hoc funnel's window when `--window` is not given: the catalog funnels' usual one.
-    static let adHocWindowSeconds: Int64 = 7 * 86_400
 
     func validate() throws {
         if let window, (parseDuration(window) ?? 0) <= 0 { throw ValidationError("--window must be a positive duration like 24h or 7d") }
@@ -64,7 +63,7 @@ struct FunnelOptions: ParsableArguments {
     func query(_ catalog: Catalog) throws -> FunnelQuery {
         let funnel: FunnelDefinition
         if let steps {
-            funnel = try usage { try AdHocFunnel.definition(steps, windowSeconds: window.flatMap(parseDuration) ?? Self.adHocWindowSeconds, catalog: catalog) }
+            funnel = try usage { try AdHocFunnel.definition(steps, windowSeconds: window.flatMap(parseDuration) ?? AdHocFunnel.defaultWindowSeconds, catalog: catalog) }
         } else if let found = catalog.funnels.first(where: { $0.id == name }) {
             funnel = found
         } else {

@@ -47,9 +47,10 @@ struct SVGCanvas {
         add("<line x1=\"\(Self.number(x1))\" y1=\"\(Self.number(y1))\" x2=\"\(Self.number(x2))\" y2=\"\(Self.number(y2))\" stroke=\"\(stroke)\" stroke-width=\"\(Self.number(width))\"\(dash ? " stroke-dasharray=\"4 3\"" : "")/>")
     }
 
-    mutating func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double, fill: String, label: String? = nil) {
+    mutating func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double, fill: String, label: String? = nil, opacity: Double? = nil) {
         let tooltip = label.map { "<title>\(HTML.escape($0))</title>" } ?? ""
-        add("<rect x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" width=\"\(Self.number(max(w, 0)))\" height=\"\(Self.number(max(h, 0)))\" fill=\"\(fill)\">\(tooltip)</rect>")
+        let faded = opacity.map { " fill-opacity=\"\($0)\"" } ?? ""
+        add("<rect x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" width=\"\(Self.number(max(w, 0)))\" height=\"\(Self.number(max(h, 0)))\" fill=\"\(fill)\"\(faded)>\(tooltip)</rect>")
     }
 
     /// The value axis (left): grid lines, tick labels and the axis title (the unit).

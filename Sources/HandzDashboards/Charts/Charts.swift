@@ -3,9 +3,12 @@ import Foundation
 /// The chart kinds of the report, each a function from plain numbers to an SVG string.
 enum Charts {
     /// Funnel bars with the step-to-step drop-off (CH33 §7.2 "conversion with drop-off per step").
-    static func funnel(id: String, title: String, steps: [(label: String, actors: Int64)], unit: String) -> String {
-        var canvas = SVGCanvas(id: id, title: title, summary: "Funnel of \(steps.count) steps; bars are \(unit) reaching each step, labels between bars the drop-off from the previous step.")
-        let maximum = Double(steps.map(\.actors).max() ?? 0)
+    /// `previous`: the previous period's counts per step (the served pages' comparison), drawn as
+    /// faded bars beside the current ones.
+    static func funnel(id: String, title: String, steps: [(label: String, actors: Int64)], unit: String, previous: [Int64]? = nil) -> String {
+        var canvas = SVGCanvas(id: id, title: title, summary: "Funnel of \(steps.count) steps; bars are \(unit) reaching each step, labels between bars the drop-off from the previous step"
+                               + (previous == nil ? "." : "; faded bars are the previous period of the same length."))
+        let maximum = Double(max(steps.map(\.actors).max() ?? 0, previous?.max() ?? 0))
         canvas.valueAxis(maximum: maximum, unit: unit)
         canvas.categoryAxis(title: "Funnel step")
         let scale = SVGCanvas.ticks(maximum, integers: true).last!
@@ -14,7 +17,12 @@ enum Charts {
             let height = SVGCanvas.plotHeight * Double(step.actors) / scale
             let x = SVGCanvas.left + slot * Double(index) + slot * 0.18
             let y = SVGCanvas.top + SVGCanvas.plotHeight - height
-            canvas.rect(x, y, slot * 0.64, height, fill: SVGCanvas.palette[0], label: "\(step.label): \(Format.integer(step.actors)) \(unit)")
+            if let previous, previous.indices.contains(index) {
+                let before = SVGCanvas.plotHeight * Double(previous[index]) / scale
+                canvas.rect(x + slot * 0.40, SVGCanvas.top + SVGCanvas.plotHeight - before, slot * 0.30, before, fill: SVGCanvas.palette[0],
+                            label: "\(step.label), previous period: \(Format.integer(previous[index])) \(unit)", opacity: 0.3)
+            }
+            canvas.rect(x, y, slot * (previous == nil ? 0.64 : 0.40), height, fill: SVGCanvas.palette[0], label: "\(step.label): \(Format.integer(step.actors)) \(unit)")
             canvas.text(x + slot * 0.32, y - 4, Format.integer(step.actors), size: 10)
             canvas.text(x + slot * 0.32, SVGCanvas.top + SVGCanvas.plotHeight + 14, "\(index + 1). \(shorten(step.label, 22))", size: 9)
             if index > 0 {
@@ -27,10 +35,14 @@ enum Charts {
     }
 
     /// Daily series: one polyline per series over the days of the range; nil points are gaps.
-    static func timeSeries(id: String, title: String, fromMs: Int64, days: Int, series: [(name: String, values: [Double?])], unit: String, percent: Bool) -> String {
-        var canvas = SVGCanvas(id: id, title: title, summary: "Daily time series over \(days) days of \(series.map(\.name).joined(separator: ", ")), in \(unit).")
+    /// `previous`: the previous period's series, day for day (the served pages' comparison), drawn
+    /// faded and dashed in their series' colour.
+    static func timeSeries(id: String, title: String, fromMs: Int64, days: Int, series: [(name: String, values: [Double?])], unit: String, percent: Bool,
+                           previous: [(name: String, values: [Double?])] = []) -> String {
+        var canvas = SVGCanvas(id: id, title: title, summary: "Daily time series over \(days) days of \(series.map(\.name).joined(separator: ", ")), in \(unit)"
+                               + (previous.isEmpty ? "." : "; faded dashed lines are the previous period of the same length, day for day."))
         let scaleFactor = percent ? 100.0 : 1.0
-        let maximum = series.flatMap { $0.values.compactMap { $0 } }.max().map { $0 * scaleFactor } ?? 0
+        let maximum = (series + previous).flatMap { $0.values.compactMap { $0 } }.max().map { $0 * scaleFactor } ?? 0
         canvas.valueAxis(maximum: maximum, unit: unit, percent: percent)
         canvas.categoryAxis(title: "Day (UTC)")
         let scale = SVGCanvas.ticks(maximum, integers: !percent).last!
@@ -41,6 +53,16 @@ enum Charts {
         for day in stride(from: 0, to: days, by: labelEvery) {
             canvas.line(x(day), SVGCanvas.top + SVGCanvas.plotHeight, x(day), SVGCanvas.top + SVGCanvas.plotHeight + 4, stroke: "#4a5568")
             canvas.text(x(day), SVGCanvas.top + SVGCanvas.plotHeight + 16, String(Format.date(fromMs + Int64(day) * 86_400_000).dropFirst(5)), size: 10)
+        }
+        for (index, entry) in previous.enumerated() {
+            var segments: [[String]] = [[]]
+            for (day, value) in entry.values.enumerated() {
+                guard let value else { segments.append([]); continue }
+                segments[segments.count - 1].append("\(SVGCanvas.number(x(day))),\(SVGCanvas.number(y(value)))")
+            }
+            for points in segments where points.count > 1 {
+                canvas.add("<polyline fill=\"none\" stroke=\"\(SVGCanvas.palette[index % SVGCanvas.palette.count])\" stroke-opacity=\"0.35\" stroke-dasharray=\"4 3\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"><title>\(HTML.escape(entry.name)), previous period</title></polyline>")
+            }
         }
         for (index, entry) in series.enumerated() {
             let color = SVGCanvas.palette[index % SVGCanvas.palette.count]

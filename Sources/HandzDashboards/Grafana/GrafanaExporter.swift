@@ -102,22 +102,15 @@ public struct GrafanaExporter {
     /// The SQL of one source with macros: funnels and KPIs from their builders, event queries per
     /// statement; daily statements get a `time` column for Grafana's time series.
     public func statements(_ source: PanelSource, chart: ChartKind) throws -> [(EventStatement.Part?, String)] {
-        switch source.kind {
-        case .funnel(let id, let window):
-            guard let funnel = catalog.funnels.first(where: { $0.id == id }) else { throw QueryError.unknownDefinition(id) }
-            let builder = FunnelSQLBuilder(catalog: catalog, dialect: macros.dialect)
-            return [(nil, try macros.sql { try builder.sql(FunnelQuery(funnel: funnel, fromMs: $0, toMs: $1, windowMs: window.map { $0 * 1000 })) })]
-        case .kpi(let id, let property):
-            guard let kpi = catalog.kpis.first(where: { $0.id == id }) else { throw QueryError.unknownDefinition(id) }
-            let builder = KPISQLBuilder(catalog: catalog, dialect: macros.dialect)
-            return [(nil, try macros.sql { try builder.sql(KPIQuery(kpi: PanelSource.kpi(kpi, property: property), fromMs: $0, toMs: $1)) })]
-        case .query(let query):
-            let builder = EventQuerySQLBuilder(catalog: catalog, dialect: macros.dialect)
-            let parts = try builder.statements(query, fromMs: 1, toMs: 2).map(\.part)
-            return try parts.enumerated().map { index, part in
-                let sql = try macros.sql { try builder.statements(query, fromMs: $0, toMs: $1)[index].sql }
-                return (part, [.daily, .ratio, .sessions].contains(part) ? timeSeries(sql, part: part, split: query.split != nil) : sql)
-            }
+        let statements: (Int64, Int64) throws -> [(part: EventStatement.Part?, sql: String)] = { fromMs, toMs in
+            try PanelQuery.resolve(source, catalog: catalog, fromMs: fromMs, toMs: toMs).query.statements(catalog: catalog, dialect: macros.dialect)
+        }
+        let split: Bool = if case .query(let query) = source.kind { query.split != nil } else { false }
+        return try statements(1, 2).indices.map { index in
+            let (part, _) = try statements(1, 2)[index]
+            let sql = try macros.sql { try statements($0, $1)[index].sql }
+            guard let part, [.daily, .ratio, .sessions].contains(part) else { return (part, sql) }
+            return (part, timeSeries(sql, part: part, split: split))
         }
     }
 

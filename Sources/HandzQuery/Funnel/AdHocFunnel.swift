@@ -17,6 +17,8 @@ import HandzAnalyticsCore
 public enum AdHocFunnel {
     /// The id reports give an ad-hoc funnel.
     public static let id = "adhoc"
+    /// The window when none is given: 7 days (`funnel --steps`, the explorer).
+    public static let defaultWindowSeconds: Int64 = 7 * 86_400
 
     /// The definition of `text` (the text form above), with a window of `windowSeconds`.
     public static func definition(_ text: String, windowSeconds: Int64, catalog: Catalog) throws(QueryError) -> FunnelDefinition {

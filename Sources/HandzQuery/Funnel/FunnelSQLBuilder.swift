@@ -251,7 +251,7 @@ public struct FunnelSQLBuilder {
 
     /// Breakdowns are restricted to closed sets, so the only values a funnel prints are catalog
     /// values (CH33 §1: no free text leaves the store), and to properties step 1 carries.
-    func checkBreakdown(_ name: String, funnel: FunnelDefinition) throws(QueryError) {
+    public func checkBreakdown(_ name: String, funnel: FunnelDefinition) throws(QueryError) {
         try PropertyAccess.checkIdentifier(name)
         // The release dimensions: every event carries them, and their values are as few as the
         // releases (docs/catalog-releases.md, "Analysis across versions").

@@ -40,10 +40,24 @@ public struct SourceData: Sendable, Equatable {
 
     public var label: String
     public var result: Result
+    /// Why the served page's breakdown does not apply to this source, if it does not
+    /// (``PanelQuery/resolve(_:catalog:fromMs:toMs:controls:)``).
+    public var note: String?
+    /// The query that ran, as ``PanelQuery`` resolved it (with the controls applied); nil when
+    /// the data was assembled without one.
+    public var query: PanelQuery?
 
-    public init(label: String, result: Result) {
+    public init(label: String, result: Result, note: String? = nil, query: PanelQuery? = nil) {
         self.label = label
         self.result = result
+        self.note = note
+        self.query = query
+    }
+
+    /// The event query that ran, for event-query sources.
+    public var eventQuery: EventQuery? {
+        if case .events(let query, _, _)? = query { return query }
+        return nil
     }
 }
 

@@ -1,0 +1,246 @@
+import HandzAnalyticsCore
+import HandzQuery
+
+/// The controls of a served dashboard or explorer page (issue 16 §2–3), read from its URL's
+/// query: plain GET forms, so every view is a URL that can be shared or bookmarked.
+///
+/// Parsing is strict: a parameter the page does not take, a repeated one, or a value outside its
+/// closed set is refused with a ``SiteRefusal`` that names the parameter and never repeats the
+/// value (CH33 §1: nothing a client sent is echoed; a crafted `breakdown=<script>` gets a 400 with
+/// a fixed text). Empty values mean "not set", as a form with blank fields sends them.
+public struct SiteControls: Sendable, Hashable {
+    /// The range presets. `Nd` is the last N UTC days that end with the day of the last stored
+    /// event (on a live store, today), so a copy of old data opens on its data, not on an empty
+    /// present; `all` is every day with data; `custom` reads `from` and `to`.
+    public enum RangePreset: String, Sendable, CaseIterable {
+        case all
+        case last7 = "7d"
+        case last30 = "30d"
+        case last90 = "90d"
+        case custom
+
+        public var days: Int64? {
+            switch self {
+            case .last7: 7
+            case .last30: 30
+            case .last90: 90
+            case .all, .custom: nil
+            }
+        }
+
+        public var label: String {
+            switch self {
+            case .all: "All days with data"
+            case .last7: "Last 7 days of data"
+            case .last30: "Last 30 days of data"
+            case .last90: "Last 90 days of data"
+            case .custom: "Custom (from – to)"
+            }
+        }
+    }
+
+    public var range: RangePreset = .last30
+    /// Custom range: the first day and the last day, both inclusive (epoch ms at UTC midnight).
+    public var fromDayMs: Int64?
+    public var toDayMs: Int64?
+    /// Compare with the previous period of the same length.
+    public var compare = false
+    public var panel = PanelControls()
+    /// The explorer's funnel, in ``AdHocFunnel``'s text form (checked against the catalog).
+    public var steps: String?
+
+    public init() {}
+
+    /// The longest range a page computes (ten years, as `dashboard render`).
+    public static let maxDays: Int64 = 3660
+    /// The longest funnel window the controls take: 90 days.
+    public static let maxWindowSeconds: Int64 = 90 * 86_400
+    static let dayMs: Int64 = 86_400_000
+
+    /// The parameters a page takes; `step` (the explorer's step pickers) may repeat.
+    public static let parameterNames = ["range", "from", "to", "compare", "breakdown", "actor", "window", "steps", "step"]
+
+    /// Reads `items` (decoded name/value pairs, in order). `breakdowns` are the properties a
+    /// breakdown may name (``breakdownOptions(_:)``); `catalog` checks the explorer's steps.
+    public static func parse(_ items: [(name: String, value: String)], breakdowns: [String], catalog: Catalog, explorer: Bool) throws(SiteRefusal) -> SiteControls {
+        var controls = SiteControls()
+        var seen = Set<String>()
+        var pickedSteps: [String] = []
+        var fromText: String?, toText: String?
+        for (name, value) in items {
+            guard parameterNames.contains(name), explorer || !["steps", "step"].contains(name) else { throw .unknownParameter }
+            guard name == "step" || seen.insert(name).inserted else { throw .repeated(name) }
+            guard value.utf8.count <= 4_096 else { throw .invalid(name) }
+            if value.isEmpty { continue }
+            switch name {
+            case "range":
+                guard let preset = RangePreset(rawValue: value) else { throw .invalid(name) }
+                controls.range = preset
+            case "from": fromText = value
+            case "to": toText = value
+            case "compare":
+                guard value == "previous" else { throw .invalid(name) }
+                controls.compare = true
+            case "breakdown":
+                guard breakdowns.contains(value) else { throw .invalid(name) }
+                controls.panel.breakdown = value
+            case "actor":
+                guard let actor = ActorKind(rawValue: value) else { throw .invalid(name) }
+                controls.panel.actor = actor
+            case "window":
+                guard let seconds = windowSeconds(value), seconds <= maxWindowSeconds else { throw .invalid(name) }
+                controls.panel.windowSeconds = seconds
+            case "steps": controls.steps = value
+            default:
+                guard catalog.event(named: value)?.isEnabled == true else { throw .invalid("step") }
+                pickedSteps.append(value)
+            }
+        }
+        if controls.range == .custom {
+            guard let fromText, let toText else { throw .invalid(fromText == nil ? "from" : "to") }
+            guard let from = day(fromText) else { throw .invalid("from") }
+            guard let to = day(toText) else { throw .invalid("to") }
+            guard from <= to, (to - from) / dayMs < maxDays else { throw .invalidRange }
+            (controls.fromDayMs, controls.toDayMs) = (from, to)
+        }
+        if controls.steps == nil, !pickedSteps.isEmpty { controls.steps = pickedSteps.joined(separator: ",") }
+        if let steps = controls.steps {
+            do {
+                // Checked here so a refusal happens before anything runs; the message says which
+                // step and why, never the text.
+                _ = try AdHocFunnel.definition(steps, windowSeconds: controls.panel.windowSeconds ?? AdHocFunnel.defaultWindowSeconds, catalog: catalog)
+            } catch {
+                throw .funnel(error.description)
+            }
+        }
+        return controls
+    }
+
+    /// `2026-03-01` → epoch ms of that UTC midnight; nil unless exactly a valid date of that form.
+    static func day(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D,
+              bytes.enumerated().allSatisfy({ [4, 7].contains($0.offset) || (0x30...0x39).contains($0.element) }),
+              let year = Int(text.prefix(4)), let month = Int(text.dropFirst(5).prefix(2)), let dayOfMonth = Int(text.suffix(2)),
+              (1...12).contains(month), dayOfMonth >= 1, year >= 1970 else { return nil }
+        let days = TimestampFormat.daysFromCivil(year: year, month: month, day: dayOfMonth)
+        // Round-trip: 2026-02-30 is not a date.
+        guard TimestampFormat.civilFromDays(days) == (year, month, dayOfMonth) else { return nil }
+        return Int64(days) * dayMs
+    }
+
+    /// The range these controls show, given the first and last stored event times (nil: an
+    /// empty store, which shows the last 30 days up to `nowMs`). `to` is exclusive.
+    public func resolvedRange(stored: (first: Int64, last: Int64)?, nowMs: Int64) -> (fromMs: Int64, toMs: Int64) {
+        let floor: (Int64) -> Int64 = { $0 - (($0 % Self.dayMs) + Self.dayMs) % Self.dayMs }
+        let lastDay = floor(stored?.last ?? nowMs)
+        switch range {
+        case .custom: return (fromDayMs ?? lastDay, (toDayMs ?? lastDay) + Self.dayMs)
+        case .all: return (floor(stored?.first ?? nowMs - 29 * Self.dayMs), lastDay + Self.dayMs)
+        default: return (lastDay - (range.days! - 1) * Self.dayMs, lastDay + Self.dayMs)
+        }
+    }
+
+    /// The previous period of the same length, just before `range`.
+    public static func previousPeriod(_ range: (fromMs: Int64, toMs: Int64)) -> (fromMs: Int64, toMs: Int64) {
+        (range.fromMs - (range.toMs - range.fromMs), range.fromMs)
+    }
+
+    /// The canonical query of these controls (defaults left out, fixed order): links keep the
+    /// controls from page to page, and the page cache is keyed by it.
+    public var query: String {
+        var items: [(String, String)] = []
+        if range != .last30 { items.append(("range", range.rawValue)) }
+        if range == .custom, let fromDayMs, let toDayMs { items += [("from", Format.date(fromDayMs)), ("to", Format.date(toDayMs))] }
+        if compare { items.append(("compare", "previous")) }
+        if let breakdown = panel.breakdown { items.append(("breakdown", breakdown)) }
+        if panel.actor != .install { items.append(("actor", panel.actor.rawValue)) }
+        if let window = panel.windowSeconds { items.append(("window", Self.windowText(window))) }
+        if let steps { items.append(("steps", steps)) }
+        return items.map { "\($0.0)=\(Self.percentEncoded($0.1))" }.joined(separator: "&")
+    }
+
+    /// `30s`, `15m`, `24h`, `7d`, `2w` → seconds (a positive amount of at most 7 digits); nil
+    /// for anything else.
+    static func windowSeconds(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800]
+        guard let unit = text.last, let size = units[unit], (2...8).contains(text.utf8.count),
+              text.utf8.dropLast().allSatisfy({ (0x30...0x39).contains($0) }), let amount = Int64(text.dropLast()), amount > 0 else { return nil }
+        return amount * size
+    }
+
+    /// `7d`, `48h`, `90m` or `3600s`: the largest unit that divides the window.
+    public static func windowText(_ seconds: Int64) -> String {
+        for (unit, size) in [("d", Int64(86_400)), ("h", 3_600), ("m", 60)] where seconds % size == 0 { return "\(seconds / size)\(unit)" }
+        return "\(seconds)s"
+    }
+
+    /// Percent-encodes everything but unreserved characters (RFC 3986) and the funnel text's
+    /// `,`, `|`, `[`, `]`, `;`, `=`, which stay readable in a shared URL.
+    static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E, 0x2C, 0x7C, 0x5B, 0x5D, 0x3B: out.append(Character(UnicodeScalar(byte)))
+            default: out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(2)
+            }
+        }
+        return out
+    }
+
+    /// What a breakdown may name: the catalog's enabled closed-set properties (enum or boolean)
+    /// and the release dimensions, sorted. Whether a panel's events carry one is checked per
+    /// panel (``PanelQuery``).
+    public static func breakdownOptions(_ catalog: Catalog) -> [String] {
+        (catalog.properties.values.filter { $0.isEnabled && $0.closedValues != nil }.map(\.name) + EventsTable.versionColumns).sorted()
+    }
+}
+
+/// Why a page's controls were refused: a stable code and a message that names the parameter,
+/// never its value.
+public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    case unknownParameter
+    case repeated(String)
+    case invalid(String)
+    case invalidRange
+    /// An explorer funnel the catalog refuses; the message is ``AdHocFunnel``'s, which never
+    /// repeats the text.
+    case funnel(String)
+
+    public var code: String {
+        switch self {
+        case .unknownParameter: "unknown_parameter"
+        case .repeated: "repeated_parameter"
+        case .invalid: "invalid_parameter"
+        case .invalidRange: "invalid_range"
+        case .funnel: "invalid_funnel"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unknownParameter: "The address has a parameter this page does not take."
+        case .repeated(let name): "The parameter “\(name)” is given more than once."
+        case .invalid(let name): "The value of “\(name)” is not one this page accepts (\(Self.expected(name)))."
+        case .invalidRange: "The range must start on or before its last day, and span at most \(SiteControls.maxDays) days."
+        case .funnel(let reason): "The funnel cannot be run: \(reason)."
+        }
+    }
+
+    static func expected(_ name: String) -> String {
+        switch name {
+        case "range": "one of " + SiteControls.RangePreset.allCases.map(\.rawValue).joined(separator: ", ")
+        case "from", "to": "a date such as 2026-03-01"
+        case "compare": "previous, or nothing"
+        case "breakdown": "one of the closed-set properties in the list"
+        case "actor": "install or user"
+        case "window": "a duration such as 7d, 48h or 3600s, at most 90d"
+        case "step": "an enabled event of the catalog"
+        default: "see the form"
+        }
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}

@@ -1,0 +1,65 @@
+import HandzDashboards
+import Hummingbird
+import HTTPTypes
+import NIOCore
+
+/// The served dashboards' routes (issue 16), added to the ingestion router when `serve` runs on
+/// the embedded store:
+///
+/// - `GET /dashboards/login`, `POST /dashboards/login` (form: `key_id`, `secret`), `POST /dashboards/logout`
+/// - `GET /dashboards/` — the index; `GET /dashboards/d/{id}` — one dashboard; `GET /dashboards/explore`
+///
+/// Every answer carries ``securityHeaders``: a Content-Security-Policy that allows no script, no
+/// fetch and no framing (the pages need none: inline CSS and SVG only), `nosniff`, no referrer to other sites,
+/// and `no-store` (the pages hold business figures; the server keeps its own cache).
+enum DashboardRoutes {
+    static let securityHeaders: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+        // Not `no-referrer`: under it a browser sends `Origin: null` with the sign-in form, which
+        // the CSRF check must then refuse. `same-origin` sends nothing to other sites.
+        ("Referrer-Policy", "same-origin"),
+        ("X-Frame-Options", "DENY"),
+        ("Cache-Control", "no-store"),
+    ]
+
+    static func add(to router: Router<ServerContext>, site: DashboardSite, bodyTimeout: Duration) {
+        let root = SitePages.root
+        router.get(RouterPath(root + "/login")) { _, _ in respond(.init(status: 200, html: SitePages.login())) }
+        router.post(RouterPath(root + "/login")) { request, context in
+            try await IngestRouter.withSmallBody(request, context, within: bodyTimeout) { body in
+                respond(site.signIn(body: body, origin: request.headers[.origin], fetchSite: request.headers[fetchSite],
+                                    host: request.head.authority, secure: request.headers[forwardedProto] == "https"))
+            }
+        }
+        router.post(RouterPath(root + "/logout")) { request, context in
+            try await IngestRouter.withSmallBody(request, context, within: bodyTimeout) { _ in
+                respond(site.signOut(cookie: request.headers[.cookie], origin: request.headers[.origin], fetchSite: request.headers[fetchSite],
+                                     host: request.head.authority))
+            }
+        }
+        // `/dashboards` and `/dashboards/` are one route (the router ignores a trailing slash).
+        router.get(RouterPath(root + "/")) { request, _ in
+            respond(await site.page(.index, query: request.uri.query ?? "", cookie: request.headers[.cookie]))
+        }
+        router.get(RouterPath(root + "/explore")) { request, _ in
+            respond(await site.page(.explorer, query: request.uri.query ?? "", cookie: request.headers[.cookie]))
+        }
+        router.get(RouterPath(root + "/d/:dashboard")) { request, context in
+            respond(await site.page(.dashboard(context.parameters.get("dashboard") ?? ""), query: request.uri.query ?? "", cookie: request.headers[.cookie]))
+        }
+        // Any other address under the root: a fixed 404 with the same headers.
+        router.get(RouterPath(root + "/**")) { _, _ in
+            respond(.init(status: 404, html: SitePages.error(title: "Not found", message: "There is no page at this address.", signedIn: false)))
+        }
+    }
+
+    static let fetchSite = HTTPField.Name("Sec-Fetch-Site")!
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+
+    static func respond(_ page: DashboardSite.SitePage) -> Response {
+        var headers = IngestRouter.fields(securityHeaders + page.headers)
+        if !page.html.isEmpty { headers[.contentType] = "text/html; charset=utf-8" }
+        return Response(status: .init(code: page.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: page.html)))
+    }
+}

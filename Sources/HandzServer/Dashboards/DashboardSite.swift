@@ -1,0 +1,225 @@
+import Foundation
+import HandzAnalysis
+import HandzAnalyticsCore
+import HandzDashboards
+import HandzIngest
+import HandzQuery
+import HandzSQLite
+import HandzStore
+
+/// The dashboards `serve` hosts at `/dashboards/` (issue 16), on the embedded store it ingests
+/// into: sign-in with an analyst key, then the CH33 §7 dashboards and the funnel explorer, each
+/// rendered on request by the report's renderer from ``DashboardRunner`` — the same panel →
+/// query path as `dashboard render`, `sql panel` and the Grafana export (``PanelQuery``).
+///
+/// HTTP-free: each handler takes what it needs from the request and returns a ``SitePage``;
+/// ``DashboardRoutes`` is the Hummingbird glue. Pages are read-only: the only writes a render
+/// causes are the analytical layer's catch-up, which any query on the store does.
+final class DashboardSite: Sendable {
+    let databasePath: String
+    let catalog: Catalog
+    let dashboards: [DashboardDefinition]
+    let breakdowns: [String]
+    let sessions: AnalystSessions
+    let cache = PageCache(capacity: 32)
+    let gate = RenderGate(maximumWaiting: 8)
+    let version: StoreVersion
+    let workers: Int
+
+    init(databasePath: String, catalog: Catalog, dashboards: [DashboardDefinition], keys: KeyRing, workers: Int = 2) throws {
+        self.databasePath = databasePath
+        self.catalog = catalog
+        self.dashboards = dashboards
+        self.breakdowns = SiteControls.breakdownOptions(catalog)
+        self.sessions = AnalystSessions(keys: keys)
+        self.version = try StoreVersion(path: databasePath)
+        self.workers = workers
+    }
+
+    /// One answer: a status, extra headers (the security headers are added by the routes) and
+    /// an HTML body.
+    struct SitePage: Sendable {
+        var status: Int
+        var headers: [(String, String)] = []
+        var html: String = ""
+
+        static func redirect(_ location: String, headers: [(String, String)] = []) -> SitePage {
+            SitePage(status: 303, headers: [("Location", location)] + headers)
+        }
+    }
+
+    static let signInPage = SitePages.root + "/login"
+
+    // MARK: - Sign-in
+
+    /// `POST /dashboards/login`. `origin` and `fetchSite` are the request's `Origin` and
+    /// `Sec-Fetch-Site` headers; `host` its `Host`: a cross-site form post is refused (CSRF).
+    func signIn(body: [UInt8], origin: String?, fetchSite: String?, host: String?, secure: Bool) -> SitePage {
+        guard Self.sameOrigin(origin: origin, fetchSite: fetchSite, host: host) else {
+            return SitePage(status: 403, html: SitePages.error(title: "Refused", message: "A sign-in must come from this server's own page.", signedIn: false))
+        }
+        guard !sessions.throttled() else {
+            return SitePage(status: 429, headers: [("Retry-After", "60")], html: SitePages.login(error: "Too many failed sign-ins; wait a minute."))
+        }
+        let fields = String(validating: body, as: UTF8.self).flatMap(FormFields.pairs) ?? []
+        let keyID = fields.first { $0.name == "key_id" }?.value ?? ""
+        let secret = fields.first { $0.name == "secret" }?.value ?? ""
+        guard let token = sessions.signIn(keyID: keyID, secretHex: secret) else {
+            _ = sessions.noteFailure()
+            return SitePage(status: 401, html: SitePages.login(error: "That is not an active analyst key and its secret."))
+        }
+        let cookie = "\(AnalystSessions.cookieName)=\(token); Path=\(SitePages.root); HttpOnly; SameSite=Strict; Max-Age=\(Int(AnalystSessions.lifetimeSeconds))"
+            + (secure ? "; Secure" : "")
+        return .redirect(SitePages.root + "/", headers: [("Set-Cookie", cookie)])
+    }
+
+    /// `POST /dashboards/logout`.
+    func signOut(cookie: String?, origin: String?, fetchSite: String?, host: String?) -> SitePage {
+        guard Self.sameOrigin(origin: origin, fetchSite: fetchSite, host: host) else {
+            return SitePage(status: 403, html: SitePages.error(title: "Refused", message: "Signing out must come from this server's own page.", signedIn: false))
+        }
+        if let token = AnalystSessions.token(cookieHeader: cookie) { sessions.end(token: token) }
+        return .redirect(Self.signInPage, headers: [("Set-Cookie", "\(AnalystSessions.cookieName)=; Path=\(SitePages.root); HttpOnly; SameSite=Strict; Max-Age=0")])
+    }
+
+    /// A request's `Origin` (when sent) must be this host's; a browser's `Sec-Fetch-Site` (when
+    /// sent) must not say cross-site. SameSite=Strict already keeps the cookie off cross-site
+    /// requests; this refuses a cross-site sign-in (login CSRF) too.
+    static func sameOrigin(origin: String?, fetchSite: String?, host: String?) -> Bool {
+        if let fetchSite, fetchSite == "cross-site" || fetchSite == "same-site" { return false }
+        guard let origin else { return true }
+        guard let host, !host.isEmpty else { return false }
+        return origin == "http://\(host)" || origin == "https://\(host)"
+    }
+
+    // MARK: - Pages
+
+    /// Which page a GET asks for.
+    enum Route: Sendable {
+        case index
+        case dashboard(String)
+        case explorer
+    }
+
+    /// A GET of a page: the sign-in check, then the controls, then the page (cached when its
+    /// range has ended).
+    func page(_ route: Route, query: String, cookie: String?) async -> SitePage {
+        guard let token = AnalystSessions.token(cookieHeader: cookie), sessions.keyID(token: token) != nil else {
+            return .redirect(Self.signInPage)
+        }
+        guard let items = FormFields.pairs(query) else { return refused(.invalid("query")) }
+        let controls: SiteControls
+        do {
+            controls = try SiteControls.parse(items, breakdowns: breakdowns, catalog: catalog, explorer: { if case .explorer = route { true } else { false } }())
+        } catch {
+            if case .explorer = route, case .funnel = error {
+                return SitePage(status: 400, html: SitePages.explorer(catalog: catalog, controls: SiteControls(), breakdowns: breakdowns, range: (0, 0),
+                                                                      report: nil, previous: nil, refusal: error.description, provenance: nil))
+            }
+            return refused(error)
+        }
+        switch route {
+        case .index:
+            return SitePage(status: 200, html: SitePages.index(dashboards, controls: controls))
+        case .dashboard(let id):
+            guard let dashboard = dashboards.first(where: { $0.id == id }) else {
+                return SitePage(status: 404, html: SitePages.error(title: "Not found", message: "There is no dashboard at this address.", signedIn: true))
+            }
+            return await rendered(key: "d/\(dashboard.id)", controls: controls) { range, previous in
+                try self.dashboardPage(dashboard, controls: controls, range: range, previous: previous)
+            }
+        case .explorer:
+            // Step pickers become the text form in the address, so the view can be bookmarked.
+            if items.contains(where: { $0.name == "step" }) { return .redirect(SitePages.root + "/explore?" + controls.query) }
+            guard controls.steps != nil else {
+                return SitePage(status: 200, html: SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: (0, 0),
+                                                                      report: nil, previous: nil, refusal: nil, provenance: nil))
+            }
+            return await rendered(key: "explore", controls: controls) { range, previous in
+                try self.explorerPage(controls: controls, range: range, previous: previous)
+            }
+        }
+    }
+
+    func refused(_ refusal: SiteRefusal) -> SitePage {
+        SitePage(status: 400, html: SitePages.error(title: "Bad request", message: refusal.description, signedIn: true))
+    }
+
+    /// Catches the layer up, resolves the range, then serves the page from the cache or renders
+    /// it (one render at a time, off the server's event loops).
+    func rendered(key: String, controls: SiteControls,
+                  render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?) throws -> String) async -> SitePage {
+        guard await gate.enter() else {
+            return SitePage(status: 503, headers: [("Retry-After", "5")], html: SitePages.error(title: "Busy", message: "Other pages are being computed; try again in a few seconds.", signedIn: true))
+        }
+        defer { Task { await gate.leave() } }
+        let path = databasePath
+        let outcome: Result<SitePage, Error> = await Self.offLoop { [self] in
+            let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
+            try SQLiteEventStore.prepareForQueries(path: path)
+            let stored = try StoreAnalysis(path: path, catalog: catalog).eventTimeRange()
+            let range = controls.resolvedRange(stored: stored, nowMs: nowMs)
+            let previous = controls.compare ? SiteControls.previousPeriod(range) : nil
+            let cacheKey = "\(key)?\(controls.query)#\(range.fromMs)-\(range.toMs)@\(try version.current())"
+            // A range that has not ended can still gain events: rendered every time.
+            let cacheable = range.toMs <= nowMs
+            if cacheable, let html = cache.page(cacheKey) { return SitePage(status: 200, headers: [("X-Handz-Cache", "hit")], html: html) }
+            let html = try render(range, previous)
+            if cacheable { cache.store(cacheKey, html) }
+            return SitePage(status: 200, headers: [("X-Handz-Cache", cacheable ? "miss" : "live")], html: html)
+        }
+        switch outcome {
+        case .success(let page): return page
+        case .failure(let error):
+            if let refusal = error as? SiteRefusal { return refused(refusal) }
+            // Never the error's text: it could quote SQL or a path. The log has its type.
+            return SitePage(status: 500, html: SitePages.error(title: "Could not compute the page", message: "The store could not be read for this page (\(String(describing: type(of: error))))",
+                                                               signedIn: true))
+        }
+    }
+
+    func dashboardPage(_ dashboard: DashboardDefinition, controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?) throws -> String {
+        let started = ContinuousClock.now
+        let data = try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: range.fromMs, toMs: range.toMs,
+                                           controls: controls.panel, workers: workers)[0]
+        let before = try previous.map {
+            try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: $0.fromMs, toMs: $0.toMs, controls: controls.panel, workers: workers)[0]
+        }
+        return SitePages.dashboard(data, previous: before, all: dashboards, controls: controls, breakdowns: breakdowns, provenance: provenance(since: started))
+    }
+
+    func explorerPage(controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?) throws -> String {
+        let started = ContinuousClock.now
+        let windowSeconds = controls.panel.windowSeconds ?? AdHocFunnel.defaultWindowSeconds
+        let funnel = try AdHocFunnel.definition(controls.steps ?? "", windowSeconds: windowSeconds, catalog: catalog)
+        if let breakdown = controls.panel.breakdown {
+            do {
+                try FunnelSQLBuilder(catalog: catalog, dialect: .sqlite).checkBreakdown(breakdown, funnel: funnel)
+            } catch {
+                throw SiteRefusal.funnel("step 1's events do not carry the breakdown property")
+            }
+        }
+        let store = try StoreAnalysis(path: databasePath, catalog: catalog)
+        let query = { (from: Int64, to: Int64) in
+            FunnelQuery(funnel: funnel, fromMs: from, toMs: to, actor: controls.panel.actor, breakdown: controls.panel.breakdown)
+        }
+        let report = try store.funnel(query(range.fromMs, range.toMs))
+        let before = try previous.map { try store.funnel(query($0.fromMs, $0.toMs)) }
+        return SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: range, report: report, previous: before,
+                                  refusal: nil, provenance: provenance(since: started))
+    }
+
+    func provenance(since started: ContinuousClock.Instant) -> SitePages.Provenance {
+        let elapsed = ContinuousClock.now - started
+        return SitePages.Provenance(renderedAt: Format.time(Int64(Date().timeIntervalSince1970 * 1000)),
+                                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                                    source: URL(fileURLWithPath: databasePath).lastPathComponent)
+    }
+
+    /// Runs blocking store work on a global queue, not on a Swift concurrency or NIO thread.
+    static func offLoop<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async -> Result<T, Error> {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: Result { try work() }) }
+        }
+    }
+}

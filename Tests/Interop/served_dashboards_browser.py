@@ -1,0 +1,698 @@
+#!/usr/bin/env python3
+"""The live dashboards of `handz-analytics serve` (/dashboards/), in a real browser.
+
+Run by scripts/check-served-dashboards.sh against a server it started on loopback over a simulated
+store. Headless Chromium (Debian's `chromium`) driven through `chromedriver` with Selenium 4, plus
+plain urllib for what a browser hides (status codes, headers, redirects):
+
+ 1. security without a session: the pages redirect (303) to the login page and show no figures;
+    ingest and admin keys and a wrong secret cannot log in (401, the ids and secrets never echoed);
+    a login POST from a foreign Origin is refused (403); CSP and nosniff on every response; the
+    session cookie's attributes;
+ 2. login in the browser, the index lists the six dashboards;
+ 3. each dashboard renders panels and no error;
+ 4. a custom range set through the form: the F0 funnel and the activation_rate_7d KPI equal the CLI's
+    (`funnel`, `kpi`; the page's `to` is the last day, the CLI's is exclusive);
+ 5. comparison with the previous period: the previous column equals the CLI on the period before;
+ 6. F0 broken down by start_type: each bucket's steps equal the CLI's breakdown;
+ 7. the funnel explorer: three steps picked with the selects (and once typed as text) equal
+    `funnel --steps`, and the URL carries the text form;
+ 8. an unknown event in the explorer: 400 and an error that does not repeat it; crafted parameters:
+    400 (404 for an unknown dashboard) and never reflected;
+ 9. logout: the session is gone (browser and the old cookie alike).
+
+A PNG screenshot after every step (NN-name.png). Never prints event values or secrets: only ids,
+counts and pass/fail. Exits 1 with a summary of the failures.
+"""
+import argparse
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from datetime import date, timedelta
+
+from selenium import webdriver
+from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException, TimeoutException,
+                                        WebDriverException)
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+DASHBOARDS = ["activation_onboarding", "builder_usage", "launch_health", "monetization", "practice_mastery", "sharing_loop"]
+WAIT = 120          # seconds, every explicit wait
+HTTP_TIMEOUT = 120  # seconds, every urllib request
+CLI_TIMEOUT = 300   # seconds, every CLI run
+LOGIN = "/dashboards/login"
+NOT_SET = "(not set)"
+
+failures = []
+
+
+def check(ok, what):
+    """Records one assertion; prints PASS/FAIL with `what` (ids and counts only)."""
+    print(("PASS " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+# ----------------------------------------------------------------------------- HTTP (urllib)
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None  # the 3xx surfaces as an HTTPError, its Location unfollowed
+
+
+OPENER = urllib.request.build_opener(NoRedirect())
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+    def header(self, name):
+        return self.headers.get(name) or ""
+
+    def header_all(self, name):
+        return self.headers.get_all(name) or []
+
+    @property
+    def location_path(self):
+        return urllib.parse.urlparse(self.header("Location")).path
+
+
+def http(base, path, method="GET", form=None, headers=None, cookie=None):
+    data = urllib.parse.urlencode(form).encode() if form is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method, headers=dict(headers or {}))
+    if data is not None:
+        request.add_header("Content-Type", "application/x-www-form-urlencoded")
+    if cookie:
+        request.add_header("Cookie", cookie)
+    try:
+        with OPENER.open(request, timeout=HTTP_TIMEOUT) as response:
+            return Response(response.status, response.headers, response.read().decode("utf-8", "replace"))
+    except urllib.error.HTTPError as error:
+        body = error.read().decode("utf-8", "replace") if error.fp else ""
+        return Response(error.code, error.headers, body)
+
+
+def check_security_headers(response, what):
+    csp = response.header("Content-Security-Policy")
+    check(csp.startswith("default-src 'none'") and "style-src 'unsafe-inline'" in csp,
+          f"{what}: Content-Security-Policy starts with default-src 'none' and allows inline styles")
+    check(response.header("X-Content-Type-Options").strip().lower() == "nosniff", f"{what}: X-Content-Type-Options: nosniff")
+
+
+FIGURE_MARKERS = ['data-funnel', 'data-kpi', 'class="actors"', 'class="numerator"', 'class="denominator"', '<table']
+
+
+def check_redirects_to_login(response, what):
+    check(response.status == 303, f"{what}: 303 (got {response.status})")
+    check(response.location_path == LOGIN, f"{what}: Location is {LOGIN}")
+    check(not any(marker in response.body for marker in FIGURE_MARKERS), f"{what}: no figures in the body")
+    check_security_headers(response, what)
+
+
+def sets_session(response):
+    """A Set-Cookie that gives a session (clearing one — empty value or Max-Age=0 — does not)."""
+    for cookie in response.header_all("Set-Cookie"):
+        name, _, rest = cookie.partition("=")
+        value = rest.split(";")[0].strip()
+        if name.strip() == "handz_session" and value and "max-age=0" not in cookie.lower().replace(" ", ""):
+            return True
+    return False
+
+
+def reflected(body, text):
+    """The text, as sent or HTML-escaped, in a response body."""
+    return text in body or html.escape(text, quote=False) in body or html.escape(text) in body
+
+
+# ----------------------------------------------------------------------------- the CLI
+
+def cli(binary, args):
+    result = subprocess.run([binary, *args], capture_output=True, text=True, timeout=CLI_TIMEOUT)
+    if result.returncode != 0:
+        first = (result.stderr.strip().splitlines() or ["(no message)"])[0][:200]
+        raise RuntimeError(f"{os.path.basename(binary)} {args[0]} exited {result.returncode}: {first}")
+    return json.loads(result.stdout)
+
+
+def cli_funnel(opts, start, end_exclusive, name="F0", steps=None, breakdown=None):
+    args = ["funnel"] + ([name] if steps is None else ["--steps", steps])
+    args += ["--db", opts.db, "--from", start.isoformat(), "--to", end_exclusive.isoformat(), "--format", "json"]
+    if breakdown:
+        args += ["--breakdown", breakdown]
+    return cli(opts.binary, args)
+
+
+def funnel_rows(report):
+    """{"1": actors, "2": …, "success": actors} of a CLI funnel report (or one breakdown bucket)."""
+    rows = {str(step["index"]): step["actors"] for step in report["steps"]}
+    if report.get("success"):
+        rows["success"] = report["success"]["actors"]
+    return rows
+
+
+def cli_kpi(opts, kpi, start, end_exclusive):
+    report = cli(opts.binary, ["kpi", kpi, "--db", opts.db, "--from", start.isoformat(), "--to", end_exclusive.isoformat(), "--format", "json"])
+    if isinstance(report, list):
+        report = next(item for item in report if item.get("kpi") == kpi)
+    return report
+
+
+# ----------------------------------------------------------------------------- the browser
+
+class Browser:
+    def __init__(self, opts):
+        self.opts = opts
+        self.step = 0
+        options = webdriver.ChromeOptions()
+        options.binary_location = opts.chromium
+        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--window-size=1200,2400", "--hide-scrollbars", "--lang=en-US"]:
+            options.add_argument(argument)
+        self.driver = webdriver.Chrome(service=Service(opts.chromedriver), options=options)
+        self.driver.set_page_load_timeout(300)
+        self.driver.implicitly_wait(0)
+        self.driver.set_window_size(1200, 2400)
+
+    def quit(self):
+        self.driver.quit()
+
+    def shot(self, name):
+        self.step += 1
+        path = os.path.join(self.opts.screenshots, f"{self.step:02d}-{name}.png")
+        try:
+            check(self.driver.save_screenshot(path), f"screenshot {os.path.basename(path)}")
+        except WebDriverException as error:
+            check(False, f"screenshot {os.path.basename(path)}: {type(error).__name__}")
+
+    def wait(self, condition, what):
+        try:
+            return WebDriverWait(self.driver, WAIT).until(condition)
+        except TimeoutException:
+            check(False, f"{what} (waited {WAIT} s)")
+            return None
+
+    def loaded(self):
+        self.wait(lambda d: d.execute_script("return document.readyState") == "complete", "page loaded")
+
+    def get(self, path):
+        self.driver.get(self.opts.base + path)
+        self.loaded()
+
+    @property
+    def path(self):
+        return urllib.parse.urlparse(self.driver.current_url).path
+
+    @property
+    def query(self):
+        return urllib.parse.parse_qs(urllib.parse.urlparse(self.driver.current_url).query, keep_blank_values=True)
+
+    def find(self, css):
+        return self.driver.find_elements(By.CSS_SELECTOR, css)
+
+    def one(self, css, what):
+        found = self.find(css)
+        check(len(found) > 0, f"{what}: {css} present")
+        return found[0] if found else None
+
+    def click(self, element):
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        try:
+            element.click()
+        except (ElementClickInterceptedException, ElementNotInteractableException):
+            self.driver.execute_script("arguments[0].click()", element)
+
+    def submit_with(self, button, what):
+        """Clicks a submit button and waits for the next page to load."""
+        old = self.driver.find_element(By.TAG_NAME, "html")
+        self.click(button)
+        if self.wait(EC.staleness_of(old), f"{what}: a new page") is not None:
+            self.loaded()
+
+    def set_value(self, css, value):
+        """Date and text inputs, set by script (date inputs are awkward to type into headless)."""
+        element = self.one(css, "control")
+        if element is not None:
+            self.driver.execute_script(
+                "arguments[0].value = arguments[1];"
+                "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));"
+                "arguments[0].dispatchEvent(new Event('change', {bubbles: true}));", element, value)
+        return element
+
+    def select(self, css, value, what):
+        element = self.one(css, what)
+        if element is None:
+            return False
+        # The DOM value: an <option> without a value attribute has its text as its value.
+        select = Select(element)
+        for index, option in enumerate(select.options):
+            if option.get_attribute("value") == value:
+                select.select_by_index(index)
+                return True
+        check(False, f"{what}: {css} offers the option {value!r}")
+        return False
+
+    def tick(self, css, on):
+        element = self.one(css, "checkbox")
+        if element is not None and element.is_selected() != on:
+            self.click(element)
+        return element
+
+    def session_cookie(self):
+        cookie = self.driver.get_cookie("handz_session")
+        return f"handz_session={cookie['value']}" if cookie else None
+
+
+def text_of(element):
+    return (element.get_attribute("textContent") or "").strip()
+
+
+def number(text):
+    """'1,234' → 1234; '–' (no value) → None. Raises ValueError for anything else."""
+    cleaned = re.sub(r"[,\s\u00a0\u202f\u2009']", "", text)
+    if cleaned in ("", "–", "—", "-"):
+        return None
+    return int(cleaned)
+
+
+def table_rows(table, cell):
+    """{"1": n, …, "success": n} read from the rows' `td.<cell>` (textContent: works inside a closed <details>)."""
+    rows = {}
+    for row in table.find_elements(By.CSS_SELECTOR, "tr[data-step]"):
+        cells = row.find_elements(By.CSS_SELECTOR, f"td.{cell}")
+        if cells:
+            try:
+                rows[row.get_attribute("data-step")] = number(text_of(cells[0]))
+            except ValueError:
+                rows[row.get_attribute("data-step")] = "unreadable"
+    return rows
+
+
+def compare_rows(page, expected, what, none_is_zero=False):
+    """Each expected row present on the page with the same actors."""
+    check("1" in page, f"{what}: step 1 on the page")
+    for step, actors in expected.items():
+        shown = page.get(step, "missing")
+        if none_is_zero and shown is None:
+            shown = 0
+        check(shown == actors, f"{what}: step {step} actors page {shown} = CLI {actors}")
+    extra = sorted(set(page) - set(expected))
+    check(not extra, f"{what}: no rows the CLI does not have (extra: {len(extra)})")
+
+
+def funnel_table(browser, funnel, what):
+    tables = browser.find(f'table.data[data-funnel="{funnel}"]:not([data-breakdown])')
+    check(len(tables) >= 1, f"{what}: the {funnel} table is on the page")
+    return tables[0] if tables else None
+
+
+# ----------------------------------------------------------------------------- the steps
+
+def step_security(opts, keys):
+    print("== 1. security without a session (HTTP)")
+    base = opts.base
+    for path in ["/dashboards/", "/dashboards/d/activation_onboarding", "/dashboards/explore?steps=app_open,onboarding_viewed"]:
+        check_redirects_to_login(http(base, path), f"GET {path} without a session")
+    check_redirects_to_login(http(base, "/dashboards/", cookie="handz_session=forged0123456789"), "GET /dashboards/ with a forged session cookie")
+
+    page = http(base, LOGIN)
+    check(page.status == 200, f"GET {LOGIN}: 200 (got {page.status})")
+    check_security_headers(page, f"GET {LOGIN}")
+    for needle in ['id="login"', 'name="key_id"', 'name="secret"', 'id="login-submit"']:
+        check(needle in page.body, f"GET {LOGIN}: the form has {needle}")
+
+    everything = [v for v in keys.values() if v]
+    own_origin = {"Origin": base}
+    attempts = [
+        ("the ingest key", keys["ingest_id"], keys["ingest_secret"]),
+        ("the admin key", keys["admin_id"], keys["admin_secret"]),
+        ("the analyst id with a wrong secret", keys["analyst_id"], "0" * 64 if keys["analyst_secret"] != "0" * 64 else "1" * 64),
+        ("an unknown id", "no_such_key_id", keys["analyst_secret"]),
+    ]
+    for what, key_id, secret in attempts:
+        response = http(base, LOGIN, "POST", {"key_id": key_id, "secret": secret}, headers=own_origin)
+        label = f"POST {LOGIN} with {what}"
+        check(response.status == 401, f"{label}: 401 (got {response.status})")
+        check('class="error"' in response.body, f"{label}: an error paragraph")
+        check(not any(value in response.body for value in everything + [key_id, secret]), f"{label}: no key id or secret in the body")
+        check(not sets_session(response), f"{label}: no session cookie")
+        check_security_headers(response, label)
+
+    foreign = http(base, LOGIN, "POST", {"key_id": keys["analyst_id"], "secret": keys["analyst_secret"]}, headers={"Origin": "http://evil.example"})
+    check(foreign.status == 403, f"POST {LOGIN} from Origin http://evil.example with the right credentials: 403 (got {foreign.status})")
+    check(not sets_session(foreign), "the foreign-origin login sets no session cookie")
+    check(not any(value in foreign.body for value in everything), "the foreign-origin refusal echoes no key id or secret")
+    check_security_headers(foreign, "the foreign-origin refusal")
+
+    # The right credentials from the server's own origin: 303 to the index, a strict HttpOnly cookie.
+    good = http(base, LOGIN, "POST", {"key_id": keys["analyst_id"], "secret": keys["analyst_secret"]}, headers=own_origin)
+    check(good.status == 303 and good.location_path == "/dashboards/", f"POST {LOGIN} with the analyst key: 303 to /dashboards/ (got {good.status})")
+    check_security_headers(good, f"POST {LOGIN} with the analyst key")
+    cookies = [c for c in good.header_all("Set-Cookie") if c.startswith("handz_session=")]
+    check(len(cookies) == 1, "the analyst login sets handz_session once")
+    if cookies:
+        attributes = [part.strip().lower() for part in cookies[0].split(";")[1:]]
+        check("path=/dashboards" in attributes, "handz_session: Path=/dashboards")
+        check("httponly" in attributes, "handz_session: HttpOnly")
+        check("samesite=strict" in attributes, "handz_session: SameSite=Strict")
+        check(not any(value in cookies[0] for value in everything), "handz_session: holds no key id or secret")
+        session = cookies[0].split(";")[0]
+        index = http(base, "/dashboards/", cookie=session)
+        check(index.status == 200 and index.body.count('class="dashboard-link"') == len(DASHBOARDS),
+              f"GET /dashboards/ with that session: 200 and {len(DASHBOARDS)} links (got {index.status})")
+        check_security_headers(index, "GET /dashboards/ with a session")
+        bye = http(base, "/dashboards/logout", "POST", {}, headers=own_origin, cookie=session)
+        check(bye.status < 400, f"POST /dashboards/logout: not an error (got {bye.status})")
+        check_redirects_to_login(http(base, "/dashboards/", cookie=session), "GET /dashboards/ with the session logged out over HTTP")
+
+
+def step_login(browser, keys):
+    print("== 2. login in the browser; the index")
+    browser.get(LOGIN)
+    browser.shot("login")
+    key_id, secret = browser.one("#key_id", "login form"), browser.one("#secret", "login form")
+    button = browser.one("#login-submit", "login form")
+    if None in (key_id, secret, button):
+        return False
+    check(secret.get_attribute("type") == "password", "#secret is a password input")
+    key_id.send_keys(keys["analyst_id"])
+    secret.send_keys(keys["analyst_secret"])
+    browser.submit_with(button, "login")
+    if not check(browser.path == "/dashboards/", "login lands on /dashboards/"):
+        browser.shot("login-failed")
+        return False
+    check(browser.session_cookie() is not None, "the browser holds handz_session")
+    links = browser.find("a.dashboard-link")
+    check(len(links) == len(DASHBOARDS), f"the index has {len(DASHBOARDS)} a.dashboard-link (got {len(links)})")
+    ids = sorted(urllib.parse.urlparse(link.get_attribute("href")).path.rsplit("/", 1)[-1] for link in links)
+    check(ids == sorted(DASHBOARDS), "the index links the six dashboards: " + ", ".join(ids))
+    browser.shot("index")
+    return True
+
+
+def step_dashboards(browser):
+    print("== 3. every dashboard renders")
+    browser.get("/dashboards/")
+    hrefs = {urllib.parse.urlparse(a.get_attribute("href")).path.rsplit("/", 1)[-1]: a.get_attribute("href") for a in browser.find("a.dashboard-link")}
+    for dashboard in DASHBOARDS:
+        if dashboard not in hrefs:
+            check(False, f"{dashboard}: linked from the index")
+            continue
+        browser.driver.get(hrefs[dashboard])
+        browser.loaded()
+        browser.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "section.panel"), f"{dashboard}: panels appear")
+        panels = len(browser.find("section.panel"))
+        check(browser.path == f"/dashboards/d/{dashboard}", f"{dashboard}: opened")
+        check(panels > 0, f"{dashboard}: {panels} section.panel")
+        check(len(browser.find(".error")) == 0, f"{dashboard}: no .error")
+        browser.shot(f"dashboard-{dashboard}")
+
+
+def apply_controls(browser, what, start=None, end=None, compare=None, breakdown=None, range_value=None, clean=True):
+    if range_value or start:
+        browser.select("#range", range_value or "custom", what)
+    if start:
+        browser.set_value("#from", start.isoformat())
+        browser.set_value("#to", end.isoformat())
+    if compare is not None:
+        browser.tick("#compare", compare)
+    if breakdown is not None:
+        browser.select("#breakdown", breakdown, what)
+    button = browser.one("#controls #apply, #apply", what)
+    if button is not None:
+        browser.submit_with(button, what)
+    if clean:
+        check(len(browser.find(".error")) == 0, f"{what}: no .error")
+
+
+def check_title_range(browser, start, end, what):
+    expected = f"{start.isoformat()} – {end.isoformat()}"
+    check(expected in browser.driver.title, f"{what}: the title shows {expected}")
+
+
+def step_range(browser, opts, start, end):
+    print("== 4. activation_onboarding over a custom range against the CLI")
+    browser.get("/dashboards/d/activation_onboarding")
+    what = f"custom range {start}..{end}"
+    apply_controls(browser, what, start, end, compare=False)
+    query = browser.query
+    check(query.get("range") == ["custom"] and query.get("from") == [start.isoformat()] and query.get("to") == [end.isoformat()],
+          f"{what}: the URL carries range=custom, from and to")
+    check_title_range(browser, start, end, what)
+    table = funnel_table(browser, "F0", what)
+    if table is not None:
+        compare_rows(table_rows(table, "actors"), funnel_rows(cli_funnel(opts, start, end + timedelta(days=1))), f"{what}: F0")
+    rows = browser.find('tr[data-kpi="activation_rate_7d"]')
+    check(len(rows) >= 1, f"{what}: the activation_rate_7d row is on the page")
+    expected = cli_kpi(opts, "activation_rate_7d", start, end + timedelta(days=1))
+    for row in rows:
+        for cell in ["numerator", "denominator"]:
+            found = row.find_elements(By.CSS_SELECTOR, f"td.{cell}")
+            try:
+                shown = number(text_of(found[0])) if found else "missing"
+            except ValueError:
+                shown = "unreadable"
+            check(shown == expected[cell], f"{what}: activation_rate_7d {cell} page {shown} = CLI {expected[cell]}")
+    browser.shot("range-custom")
+
+
+def step_compare(browser, opts, start, end, label):
+    print(f"== 5. comparison with the previous period ({label})")
+    browser.get("/dashboards/d/activation_onboarding")
+    what = f"comparison {start}..{end}"
+    apply_controls(browser, what, start, end, compare=True)
+    check(browser.query.get("compare") == ["previous"], f"{what}: the URL carries compare=previous")
+    check_title_range(browser, start, end, what)
+    table = funnel_table(browser, "F0", what)
+    if table is not None:
+        check(len(table.find_elements(By.CSS_SELECTOR, "td.previous")) > 0, f"{what}: td.previous cells in F0")
+        check(len(table.find_elements(By.CSS_SELECTOR, "td.delta")) > 0, f"{what}: td.delta cells in F0")
+        days = (end - start).days + 1
+        previous = cli_funnel(opts, start - timedelta(days=days), start)
+        compare_rows(table_rows(table, "actors"), funnel_rows(cli_funnel(opts, start, end + timedelta(days=1))), f"{what}: F0 current")
+        # A period with no data at all may show – for its counts: read as 0.
+        compare_rows(table_rows(table, "previous"), funnel_rows(previous),
+                     f"{what}: F0 previous ({start - timedelta(days=days)}..{start - timedelta(days=1)})", none_is_zero=True)
+    browser.shot(f"compare-{label}")
+
+
+def step_breakdown(browser, opts, start, end):
+    print("== 6. F0 broken down by start_type")
+    browser.get("/dashboards/d/activation_onboarding")
+    what = "breakdown start_type"
+    # Only F0's panel must be free of errors: F1 on the same page has no start_type on its entry event.
+    apply_controls(browser, what, start, end, compare=False, breakdown="start_type", clean=False)
+    f0_errors = browser.driver.find_elements(By.XPATH, '//table[@data-funnel="F0"]/ancestor::section[contains(concat(" ", normalize-space(@class), " "), " panel ")]//*[contains(concat(" ", normalize-space(@class), " "), " error ")]')
+    check(len(f0_errors) == 0, f"{what}: no .error in F0's panel")
+    check(browser.query.get("breakdown") == ["start_type"], f"{what}: the URL carries breakdown=start_type")
+    report = cli_funnel(opts, start, end + timedelta(days=1), breakdown="start_type")
+    expected = {(NOT_SET if bucket["value"] is None else str(bucket["value"])): funnel_rows(bucket) for bucket in report.get("breakdown", [])}
+    tables = {t.get_attribute("data-breakdown"): t for t in browser.find('table.data[data-funnel="F0"][data-breakdown]')}
+    check(len(expected) > 0, f"{what}: the CLI has {len(expected)} buckets")
+    check(sorted(tables) == sorted(expected), f"{what}: the page has the CLI's buckets ({len(tables)} on the page, {len(expected)} from the CLI)")
+    # Bucket values are named by their position only (never printed).
+    for number_, value in enumerate(sorted(expected), 1):
+        if value in tables:
+            compare_rows(table_rows(tables[value], "actors"), expected[value], f"{what}: bucket #{number_}")
+    browser.shot("breakdown-start_type")
+
+
+def step_explorer(browser, opts, start, end):
+    print("== 7. the funnel explorer")
+    f0 = cli_funnel(opts, start, end + timedelta(days=1))
+    events = [step["events"][0] for step in f0["steps"][:3]]
+    browser.get("/dashboards/explore")
+    browser.shot("explorer")
+    what = "explorer, three steps from the selects"
+    select = browser.one("select#step-1", what)
+    if select is not None:
+        offered = {o.get_attribute("value") for o in Select(select).options}
+        check(Select(select).options[0].get_attribute("value") == "", f"{what}: the first option is unused (\"\")")
+        check(all(event in offered for event in events), f"{what}: the selects offer F0's first three events")
+    check(len(browser.find('#explorer select[name="step"]')) == 6, f"{what}: six step selects")
+    for index, event in enumerate(events, 1):
+        browser.select(f"#step-{index}", event, what)
+    browser.select("#range", "custom", what)
+    browser.set_value("#from", start.isoformat())
+    browser.set_value("#to", end.isoformat())
+    run = browser.one("#run", what)
+    if run is not None:
+        browser.submit_with(run, what)
+    text_form = ",".join(events)
+    check(browser.query.get("steps") == [text_form], f"{what}: the URL carries steps= with the text form ({','.join(events)})")
+    check(len(browser.find(".error")) == 0, f"{what}: no .error")
+    table = funnel_table(browser, "adhoc", what)
+    if table is not None:
+        compare_rows(table_rows(table, "actors"), funnel_rows(cli_funnel(opts, start, end + timedelta(days=1), steps=text_form)), what)
+    browser.shot("explorer-selects")
+
+    # The text form, alternatives included (F0's step with two events, when it has one).
+    alternatives = next((step["events"] for step in f0["steps"] if len(step["events"]) > 1), None)
+    text = ",".join([events[0], events[1]] + (["|".join(alternatives)] if alternatives else []))
+    what = "explorer, steps typed as text"
+    browser.get("/dashboards/explore")
+    browser.set_value("#steps", text)
+    browser.select("#range", "custom", what)
+    browser.set_value("#from", start.isoformat())
+    browser.set_value("#to", end.isoformat())
+    run = browser.one("#run", what)
+    if run is not None:
+        browser.submit_with(run, what)
+    check(browser.query.get("steps") == [text], f"{what}: the URL carries steps= as typed")
+    check(len(browser.find(".error")) == 0, f"{what}: no .error")
+    table = funnel_table(browser, "adhoc", what)
+    if table is not None:
+        compare_rows(table_rows(table, "actors"), funnel_rows(cli_funnel(opts, start, end + timedelta(days=1), steps=text)), what)
+    browser.shot("explorer-text")
+
+
+def step_refusals(browser, opts, start, end):
+    print("== 8. an unknown event and crafted parameters: 400, never reflected")
+    unknown = "no_such_event"
+    path = "/dashboards/explore?" + urllib.parse.urlencode({"steps": f"app_open,{unknown}", "range": "custom", "from": start.isoformat(), "to": end.isoformat()})
+    browser.get(path)
+    check(len(browser.find(".error")) > 0, "explorer with an unknown event: the page shows .error")
+    check(all(unknown not in text_of(e) for e in browser.find(".error")), "explorer with an unknown event: the error does not repeat it")
+    browser.shot("explorer-unknown-event")
+    session = browser.session_cookie()
+    if not check(session is not None, "the browser's session cookie is readable"):
+        return
+    response = http(opts.base, path, cookie=session)
+    check(response.status == 400, f"GET explorer with an unknown event: 400 (got {response.status})")
+    check('class="error"' in response.body, "GET explorer with an unknown event: an error paragraph")
+    check(unknown not in response.body, "GET explorer with an unknown event: the body does not contain it")
+    check_security_headers(response, "GET explorer with an unknown event")
+
+    dashboard = "/dashboards/d/activation_onboarding?"
+    crafted = [  # (page, parameters, the crafted one, the text that must not come back)
+        (dashboard, {"breakdown": "<script>x</script>"}, "breakdown", "<script>x</script>"),
+        (dashboard, {"range": "bogus"}, "range", "bogus"),
+        (dashboard, {"range": "custom", "from": "2026-13-45", "to": end.isoformat()}, "from", "2026-13-45"),
+        (dashboard, {"range": "custom", "from": start.isoformat(), "to": "2026-02-30"}, "to", "2026-02-30"),
+        (dashboard, {"actor": "admin"}, "actor", "actor=admin"),
+        (dashboard, {"window": "<b>7d</b>"}, "window", "<b>7d</b>"),
+        (dashboard, {"compare": "'\"><svg onload=x>"}, "compare", "<svg onload=x>"),
+        ("/dashboards/explore?", {"steps": "app_open,<img src=x>"}, "steps", "<img src=x>"),
+        ("/dashboards/explore?", {"steps": "app_open,onboarding_viewed", "breakdown": "\"><i>q</i>"}, "breakdown", "<i>q</i>"),
+    ]
+    for prefix, params, name, needle in crafted:
+        label = f"GET {prefix.rstrip('?')} with a crafted {name}"
+        response = http(opts.base, prefix + urllib.parse.urlencode(params), cookie=session)
+        check(response.status == 400, f"{label}: 400 (got {response.status})")
+        check(not reflected(response.body, needle), f"{label}: the crafted text is not in the body")
+        check_security_headers(response, label)
+    for unknown_id in ["no_such_dashboard_q7", "..%2F..%2Fetc%2Fpasswd"]:
+        response = http(opts.base, f"/dashboards/d/{unknown_id}", cookie=session)
+        check(response.status in (400, 404), f"GET an unknown dashboard id: 400 or 404 (got {response.status})")
+        check(urllib.parse.unquote(unknown_id) not in response.body and unknown_id not in response.body, "GET an unknown dashboard id: not reflected")
+        check("root:" not in response.body, "GET an unknown dashboard id: no file served")
+        check_security_headers(response, "GET an unknown dashboard id")
+    browser.shot("after-refusals")
+
+
+def step_logout(browser, opts):
+    print("== 9. logout")
+    browser.get("/dashboards/")
+    old_session = browser.session_cookie()
+    buttons = browser.find('form[action="/dashboards/logout"] button, form[action="/dashboards/logout"] input[type="submit"]')
+    check(len(buttons) > 0, "the index has a logout button (form action=/dashboards/logout)")
+    if buttons:
+        browser.submit_with(buttons[0], "logout")
+    else:  # a POST from the page the way a form would send it
+        old = browser.driver.find_element(By.TAG_NAME, "html")
+        browser.driver.execute_script(
+            "const f = document.createElement('form'); f.method = 'post'; f.action = '/dashboards/logout';"
+            "document.body.appendChild(f); f.submit();")
+        if browser.wait(EC.staleness_of(old), "logout: a new page") is not None:
+            browser.loaded()
+    browser.shot("logout")
+    browser.get("/dashboards/")
+    check(browser.path == LOGIN, "after logout /dashboards/ leads to the login page")
+    check(len(browser.find("a.dashboard-link")) == 0, "after logout: no dashboard links")
+    browser.shot("after-logout")
+    if old_session:
+        check_redirects_to_login(http(opts.base, "/dashboards/", cookie=old_session), "GET /dashboards/ with the logged-out session cookie")
+        check_redirects_to_login(http(opts.base, "/dashboards/d/activation_onboarding", cookie=old_session), "GET a dashboard with the logged-out session cookie")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--base", required=True, help="http://127.0.0.1:PORT")
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--screenshots", required=True)
+    parser.add_argument("--from", dest="start", required=True, type=date.fromisoformat)
+    parser.add_argument("--to", dest="end", required=True, type=date.fromisoformat, help="the last day, inclusive")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    for role in ["analyst", "ingest", "admin"]:
+        parser.add_argument(f"--{role}-id", required=True)
+        parser.add_argument(f"--{role}-secret", help=f"better: HANDZ_{role.upper()}_SECRET in the environment")
+    opts = parser.parse_args()
+    opts.base = opts.base.rstrip("/")
+    keys = {}
+    for role in ["analyst", "ingest", "admin"]:
+        keys[f"{role}_id"] = getattr(opts, f"{role}_id")
+        keys[f"{role}_secret"] = getattr(opts, f"{role}_secret") or os.environ.get(f"HANDZ_{role.upper()}_SECRET", "")
+        if not keys[f"{role}_secret"]:
+            parser.error(f"no secret for the {role} key (--{role}-secret or HANDZ_{role.upper()}_SECRET)")
+    if opts.end < opts.start:
+        parser.error("--to is before --from")
+    os.makedirs(opts.screenshots, exist_ok=True)
+    started = time.monotonic()
+
+    def guarded(name, function, *args):
+        try:
+            return function(*args)
+        except Exception as error:  # noqa: BLE001 — one step's crash is a failure, the others still run
+            message = str(error).splitlines()[0][:200] if str(error) else ""
+            check(False, f"step {name} raised {type(error).__name__}: {message}")
+            return None
+
+    guarded("security", step_security, opts, keys)
+    browser = None
+    try:
+        browser = Browser(opts)
+        if guarded("login", step_login, browser, keys):
+            guarded("dashboards", step_dashboards, browser)
+            guarded("range", step_range, browser, opts, opts.start, opts.end)
+            guarded("compare", step_compare, browser, opts, opts.start, opts.end, "range")
+            days = (opts.end - opts.start).days + 1
+            if days >= 2:  # the simulated data starts at --from: the second half compares with data on both sides
+                guarded("compare", step_compare, browser, opts, opts.start + timedelta(days=days // 2), opts.end, "second-half")
+            guarded("breakdown", step_breakdown, browser, opts, opts.start, opts.end)
+            guarded("explorer", step_explorer, browser, opts, opts.start, opts.end)
+            guarded("refusals", step_refusals, browser, opts, opts.start, opts.end)
+            guarded("logout", step_logout, browser, opts)
+    except Exception as error:  # noqa: BLE001
+        check(False, f"the browser: {type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}")
+    finally:
+        if browser is not None:
+            if failures:
+                try:
+                    browser.shot("at-exit")
+                except Exception:  # noqa: BLE001
+                    pass
+            browser.quit()
+
+    print(f"served dashboards: {time.monotonic() - started:.1f} s, screenshots in {opts.screenshots}")
+    if failures:
+        print(f"{len(failures)} failure(s):")
+        for failure in failures:
+            print(f"  - {failure}")
+        sys.exit(1)
+    print("served dashboards: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
