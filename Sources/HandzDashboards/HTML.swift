@@ -42,13 +42,13 @@ public enum Format {
     }
 
     /// A duration in human units (issue 16 §4): `42.3 s` under a minute, then `19 min 15 s`,
-    /// `3 h 5 min`, `2 d 4 h` (whole seconds, truncated); `–` for nil. Tables give the exact
+    /// `3 h 5 min`, `2 d 4 h` (whole seconds, rounded); `–` for nil. Tables give the exact
     /// seconds beside it (``seconds(milliseconds:)``).
     public static func duration(milliseconds: Int64?) -> String {
         guard let milliseconds else { return "–" }
         if milliseconds < 0 { return "−" + duration(milliseconds: -milliseconds) }
         if milliseconds < 60_000 { return seconds(milliseconds: milliseconds) + " s" }
-        let seconds = milliseconds / 1000
+        let seconds = (milliseconds + 500) / 1000
         let (days, hours, minutes) = (seconds / 86_400, seconds % 86_400 / 3_600, seconds % 3_600 / 60)
         if days > 0 { return hours > 0 ? "\(days) d \(hours) h" : "\(days) d" }
         if hours > 0 { return minutes > 0 ? "\(hours) h \(minutes) min" : "\(hours) h" }

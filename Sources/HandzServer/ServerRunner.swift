@@ -6,6 +6,7 @@ import HandzIngest
 import HandzLake
 import HandzLifecycle
 import HandzPostgresStore
+import HandzQuery
 import HandzSigning
 import HandzStore
 import Hummingbird
@@ -116,8 +117,15 @@ public enum ServerRunner {
         var dashboardSite: DashboardSite?
         if options.servesDashboards, options.storeURL == nil {
             let directory = options.dashboardsDirectory ?? DashboardLoader.directory(besideCatalog: catalogDirectory)
-            dashboardSite = try DashboardSite(databasePath: options.databasePath, catalog: catalog,
-                                              dashboards: try DashboardLoader.loadChecked(directory: directory, catalog: catalog), keys: service.keys)
+            // Dashboards that do not fit the catalog never keep the endpoint from starting: the
+            // pages then offer the funnel explorer only, and the log says why.
+            var dashboards: [DashboardDefinition] = []
+            do {
+                dashboards = try DashboardLoader.loadChecked(directory: directory, catalog: catalog)
+            } catch {
+                logger.warning("dashboards not served: the dashboards directory does not fit the catalog (run handz-analytics catalog lint); the funnel explorer is")
+            }
+            dashboardSite = try DashboardSite(databasePath: options.databasePath, catalog: catalog, dashboards: dashboards, keys: service.keys)
         }
         let clientConfig = try options.clientConfigPath.map { try ClientConfig(json: Data(contentsOf: URL(fileURLWithPath: $0))) } ?? ClientConfig()
         let metrics = options.metricsPlacement ?? MetricsPlacement.resolve(nil, ingestHost: options.host)!

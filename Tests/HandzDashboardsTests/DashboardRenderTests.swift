@@ -2,7 +2,7 @@ import Foundation
 import HandzAnalysis
 import HandzAnalyticsCore
 import HandzCatalog
-import HandzDashboards
+@testable import HandzDashboards
 import HandzQuery
 import HandzTestSupport
 import Testing
@@ -62,7 +62,7 @@ struct DashboardRenderTests {
                         let report = try store.kpi(KPIQuery(kpi: catalog.kpis.first { $0.id == id }!, fromMs: from, toMs: to))
                         let row = try #require(tables["p-\(panel.id)-table"]?.first { $0.first == report.query.kpi.title })
                         if case .median(let milliseconds, let actors) = report.rows {
-                            #expect(row[1] == Format.seconds(milliseconds: milliseconds) + " s" && tableInteger(row[3]) == actors, "\(id)")
+                            #expect(row[1] == "\(Format.duration(milliseconds: milliseconds)) (\(Format.seconds(milliseconds: milliseconds)) s)" && tableInteger(row[3]) == actors, "\(id)")
                         } else {
                             #expect(tableInteger(row[2]) == report.numerator && tableInteger(row[3]) == report.denominator, "\(id)")
                             #expect((report.denominator ?? 0) > 0, "\(id) has a population")
@@ -196,5 +196,48 @@ struct DashboardRenderTests {
             }
         }
         #expect(checked >= 18)
+    }
+}
+
+/// The served pages' controls on the simulated store (issue 16 §2): the breakdown and the
+/// comparison with the previous period show the funnel module's own numbers.
+@Suite struct ServedPageTests {
+    let data = SimulatedDashboards.shared
+    let week = 7 * EventQuery.dayMs
+
+    @Test("a breakdown splits F0 into the funnel module's buckets, leaves F1 whole with a note; the comparison shows the previous week beside each step")
+    func breakdownAndComparison() throws {
+        let store = try data.analysis()
+        let catalog = RepositoryCatalog.catalog
+        let dashboard = try #require(data.dashboards.first { $0.id == "activation_onboarding" })
+        let (from, to) = (SimulatedDashboards.fromMs + week, SimulatedDashboards.fromMs + 2 * week)
+        let controls = PanelControls(breakdown: "start_type")
+        let current = try store.dashboard(dashboard, fromMs: from, toMs: to, controls: controls)
+        let previous = try store.dashboard(dashboard, fromMs: from - week, toMs: from, controls: controls)
+        var site = SiteControls()
+        site.compare = true
+        site.panel = controls
+        let html = SitePages.dashboard(current, previous: previous, all: data.dashboards, controls: site, breakdowns: SiteControls.breakdownOptions(catalog),
+                                       provenance: .init(renderedAt: "now", seconds: 0, source: "test"))
+        let tables = dataTables(html)
+        let f0 = catalog.funnels.first { $0.id == "F0" }!
+        let report = try store.funnel(FunnelQuery(funnel: f0, fromMs: from, toMs: to, breakdown: "start_type"))
+        let before = try store.funnel(FunnelQuery(funnel: f0, fromMs: from - week, toMs: from))
+        let buckets = try #require(report.breakdown)
+        #expect(buckets.count >= 2)
+        for bucket in buckets {
+            let id = "p-f0_activation-0-bd-\(HTML.slug(bucket.value ?? "not-set"))-table"
+            let rows = try #require(tables[id], "\(id)").dropFirst()
+            #expect(rows.prefix(bucket.steps.count).map { tableInteger($0[2]) } == bucket.steps.map(\.actors), "\(id)")
+        }
+        // Overall: this week's actors, then the previous week's, then the change.
+        let overall = try #require(tables["p-f0_activation-0-table"]).dropFirst()
+        #expect(overall.prefix(report.steps.count).map { tableInteger($0[2]) } == report.steps.map(\.actors))
+        #expect(overall.prefix(before.steps.count).map { tableInteger($0[3]) } == before.steps.map(\.actors))
+        #expect(before.steps[0].actors > 0)
+        #expect(overall.first?[4] == Format.change(Double(report.steps[0].actors), Double(before.steps[0].actors), ratio: false))
+        #expect(html.contains("is not broken down by start_type: step 1 of F1 does not carry it."))
+        #expect(html.contains("stroke-dasharray=\"4 3\""), "a daily chart draws the previous period faded")
+        #expect(html.contains("<title>Activation + Onboarding · \(Format.date(from)) – \(Format.date(to - 1))"))
     }
 }

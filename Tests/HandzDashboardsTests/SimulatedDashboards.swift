@@ -99,7 +99,8 @@ func dataTables(_ html: String) -> [String: [[String]]] {
         let body = rest[idEnd..<close.lowerBound]
         var rows: [[String]] = []
         let cell = try! NSRegularExpression(pattern: "<t[hd][^>]*>(.*?)</t[hd]>")
-        for row in body.components(separatedBy: "<tr>").dropFirst() {
+        // Rows may carry attributes (`<tr data-step="1">`).
+        for row in body.components(separatedBy: "<tr").dropFirst() {
             let range = NSRange(row.startIndex..., in: row)
             rows.append(cell.matches(in: row, range: range).map { match in
                 String(row[Range(match.range(at: 1), in: row)!]).replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")

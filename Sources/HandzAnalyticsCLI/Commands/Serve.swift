@@ -103,6 +103,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a deletion worker's lease lasts (renewed while it works): after a crash, the request is taken over this long later.")
     var deletionLease = 300
 
+    @Flag(help: "Do not serve the dashboards at /dashboards/ (served by default on the embedded store, to analyst keys).")
+    var noDashboards = false
+
+    @Option(help: "The dashboards directory the served pages read (default: dashboards/ beside the catalog).")
+    var dashboards: String?
+
     @Option(help: .hidden)
     var faultKillAfterPartitions: Int?
 
@@ -147,6 +153,8 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections { options.maxConnections = maxConnections }
         options.metricsPlacement = MetricsPlacement.resolve(metricsListen, ingestHost: host)
         options.clientConfigPath = clientConfig
+        options.servesDashboards = !noDashboards
+        options.dashboardsDirectory = dashboards
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
         options.store.idleFoldRows = layerFoldRows

@@ -106,8 +106,11 @@ public struct GrafanaExporter {
             try PanelQuery.resolve(source, catalog: catalog, fromMs: fromMs, toMs: toMs).query.statements(catalog: catalog, dialect: macros.dialect)
         }
         let split: Bool = if case .query(let query) = source.kind { query.split != nil } else { false }
-        return try statements(1, 2).indices.map { index in
-            let (part, _) = try statements(1, 2)[index]
+        // The parts are the same for any range; a long one keeps a weekly KPI's whole-weeks check
+        // from refusing the probe (the macros' own check reports a range-dependent query).
+        let parts = try statements(0, 400 * EventQuery.dayMs).map(\.part)
+        return try parts.indices.map { index in
+            let part = parts[index]
             let sql = try macros.sql { try statements($0, $1)[index].sql }
             guard let part, [.daily, .ratio, .sessions].contains(part) else { return (part, sql) }
             return (part, timeSeries(sql, part: part, split: split))
