@@ -25,7 +25,8 @@ curl -s -o /dev/null -c "$jar" --data-urlencode "key_id=$id" --data-urlencode "s
 unset secret
 fetch() {  # fetch LABEL PATH: prints status, seconds and the cache header
   local head="$RUN/head" timing
-  timing=$(curl -s -D "$head" -o /dev/null -b "$jar" --max-time 900 -w '%{http_code} %{time_total}' "$base$2")
+  timing=$(curl -s -D "$head" -o "$RUN/body.html" -b "$jar" --max-time 900 -w '%{http_code} %{time_total}' "$base$2")
+  case "$timing" in 200*) ;; *) sed -n 's/.*class="error"[^>]*>\([^<]*\)<.*/\1/p' "$RUN/body.html";; esac
   printf '%-34s %s %s\n' "$1" "$timing" "$(sed -n 's/^X-Handz-Cache: *//Ip' "$head" | tr -d '\r')"
 }
 echo "store: $STORE ($(du -h "$STORE" | cut -f1))"

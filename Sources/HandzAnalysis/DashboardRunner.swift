@@ -8,12 +8,12 @@ import HandzQuery
 public enum DashboardRunner {
     /// `timed` hears each panel's query time (seconds), from the worker threads, serialised.
     public static func run(_ dashboards: [DashboardDefinition], path: String, catalog: Catalog, fromMs: Int64, toMs: Int64,
-                           controls: PanelControls = PanelControls(), workers: Int = 2, source: StoreAnalysis.Source = .analyticalLayer, timed: @escaping @Sendable (DashboardDefinition, PanelDefinition, Double) -> Void = { _, _, _ in }) throws -> [DashboardData] {
+                           controls: PanelControls = PanelControls(), workers: Int = 2, source: StoreAnalysis.Source = .analyticalLayer, catchUp: Bool = true, timed: @escaping @Sendable (DashboardDefinition, PanelDefinition, Double) -> Void = { _, _, _ in }) throws -> [DashboardData] {
         let jobs = dashboards.indices.flatMap { d in dashboards[d].panels.indices.map { (d, $0) } }
         let state = SharedState(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
             do {
-                let store = try StoreAnalysis(path: path, catalog: catalog, source: source)
+                let store = try StoreAnalysis(path: path, catalog: catalog, source: source, catchUp: catchUp)
                 while let index = state.next() {
                     let (d, p) = jobs[index]
                     let panel = dashboards[d].panels[p]

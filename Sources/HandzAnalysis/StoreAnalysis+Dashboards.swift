@@ -1,5 +1,6 @@
 import HandzAnalyticsCore
 import HandzQuery
+import HandzStore
 
 extension StoreAnalysis {
     /// One named event query (CH33 §7 panels): each of its statements run, the rows assembled.
@@ -50,6 +51,11 @@ extension StoreAnalysis {
 }
 
 extension StoreAnalysis {
+    /// Stored events not yet folded into the analytical layer (0 when reading the log).
+    public func layerLag() throws -> Int64 {
+        source == .log ? 0 : try AnalyticalLayer.lag(database)
+    }
+
     /// The first and last stored event times (epoch ms), nil when the store is empty.
     public func eventTimeRange() throws -> (first: Int64, last: Int64)? {
         // On the layer, one seek to each end of every event name's key range (the table is

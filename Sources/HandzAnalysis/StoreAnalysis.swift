@@ -28,12 +28,14 @@ public final class StoreAnalysis {
     let database: SQLiteDatabase
     let countsCache = EventCountsCache()
 
-    public init(path: String, catalog: Catalog, source: Source = .analyticalLayer) throws {
+    /// `catchUp: false` reads the layer as it is, without migrating or folding first (the served
+    /// dashboards fold once per page, and show the lag when they could not).
+    public init(path: String, catalog: Catalog, source: Source = .analyticalLayer, catchUp: Bool = true) throws {
         self.catalog = catalog
         self.source = source
         switch source {
         case .analyticalLayer:
-            database = try SQLiteEventStore.openForQueries(path: path)
+            database = try SQLiteEventStore.openForQueries(path: path, catchUp: catchUp)
         case .log:
             database = try SQLiteDatabase(path: path, readOnly: true)
             try database.execute(SQLiteEventStore.analysisSettings)

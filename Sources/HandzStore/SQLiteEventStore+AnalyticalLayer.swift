@@ -43,8 +43,10 @@ extension SQLiteEventStore {
 
     /// A read-only connection whose unqualified `events` is the analytical layer (a temporary view
     /// with the log's columns), after ``prepareForQueries(path:)``.
-    public static func openForQueries(path: String) throws -> SQLiteDatabase {
-        try prepareForQueries(path: path)
+    /// `catchUp: false` opens without migrating or folding: the served dashboards, which fold
+    /// once per page themselves and must not wait for the endpoint's write lock.
+    public static func openForQueries(path: String, catchUp: Bool = true) throws -> SQLiteDatabase {
+        if catchUp { try prepareForQueries(path: path) }
         let database = try SQLiteDatabase(path: path, readOnly: true)
         // The settings first: changing `temp_store` drops every temporary object, the view included.
         try database.execute(analysisSettings)

@@ -6,6 +6,7 @@ import HandzIngest
 import HandzQuery
 import HandzSQLite
 import HandzStore
+import Logging
 
 /// The dashboards `serve` hosts at `/dashboards/` (issue 16), on the embedded store it ingests
 /// into: sign-in with an analyst key, then the CH33 §7 dashboards and the funnel explorer, each
@@ -25,8 +26,11 @@ final class DashboardSite: Sendable {
     let gate = RenderGate(maximumWaiting: 8)
     let version: StoreVersion
     let workers: Int
+    let logger: Logger
 
-    init(databasePath: String, catalog: Catalog, dashboards: [DashboardDefinition], keys: KeyRing, workers: Int = 2) throws {
+    init(databasePath: String, catalog: Catalog, dashboards: [DashboardDefinition], keys: KeyRing, workers: Int = 2,
+         logger: Logger = Logger(label: "handz.dashboards")) throws {
+        self.logger = logger
         self.databasePath = databasePath
         self.catalog = catalog
         self.dashboards = dashboards
@@ -125,8 +129,8 @@ final class DashboardSite: Sendable {
             guard let dashboard = dashboards.first(where: { $0.id == id }) else {
                 return SitePage(status: 404, html: SitePages.error(title: "Not found", message: "There is no dashboard at this address.", signedIn: true))
             }
-            return await rendered(key: "d/\(dashboard.id)", controls: controls) { range, previous in
-                try self.dashboardPage(dashboard, controls: controls, range: range, previous: previous)
+            return await rendered(key: "d/\(dashboard.id)", controls: controls) { range, previous, lagRows in
+                try self.dashboardPage(dashboard, controls: controls, range: range, previous: previous, lagRows: lagRows)
             }
         case .explorer:
             // Step pickers become the text form in the address, so the view can be bookmarked.
@@ -135,8 +139,8 @@ final class DashboardSite: Sendable {
                 return SitePage(status: 200, html: SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: (0, 0),
                                                                       report: nil, previous: nil, refusal: nil, provenance: nil))
             }
-            return await rendered(key: "explore", controls: controls) { range, previous in
-                try self.explorerPage(controls: controls, range: range, previous: previous)
+            return await rendered(key: "explore", controls: controls) { range, previous, lagRows in
+                try self.explorerPage(controls: controls, range: range, previous: previous, lagRows: lagRows)
             }
         }
     }
@@ -148,7 +152,7 @@ final class DashboardSite: Sendable {
     /// Catches the layer up, resolves the range, then serves the page from the cache or renders
     /// it (one render at a time, off the server's event loops).
     func rendered(key: String, controls: SiteControls,
-                  render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?) throws -> String) async -> SitePage {
+                  render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?, Int64) throws -> String) async -> SitePage {
         guard await gate.enter() else {
             return SitePage(status: 503, headers: [("Retry-After", "5")], html: SitePages.error(title: "Busy", message: "Other pages are being computed; try again in a few seconds.", signedIn: true))
         }
@@ -156,15 +160,21 @@ final class DashboardSite: Sendable {
         let path = databasePath
         let outcome: Result<SitePage, Error> = await Self.offLoop { [self] in
             let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
-            try SQLiteEventStore.prepareForQueries(path: path)
-            let stored = try StoreAnalysis(path: path, catalog: catalog).eventTimeRange()
+            // Fold what the writer has not yet, once for the page. When the endpoint holds the
+            // write lock longer than SQLite's busy timeout (a retention pass on a large store), the
+            // page reads the layer as it is and says how many events it leaves out.
+            let folded = try? SQLiteEventStore.prepareForQueries(path: path)
+            let store = try StoreAnalysis(path: path, catalog: catalog, catchUp: false)
+            let lagRows = try folded?.lagRows ?? store.layerLag()
+            let stored = try store.eventTimeRange()
             let range = controls.resolvedRange(stored: stored, nowMs: nowMs)
             let previous = controls.compare ? SiteControls.previousPeriod(range) : nil
             let cacheKey = "\(key)?\(controls.query)#\(range.fromMs)-\(range.toMs)@\(try version.current())"
-            // A range that has not ended can still gain events: rendered every time.
-            let cacheable = range.toMs <= nowMs
+            // A range that has not ended can still gain events: rendered every time; so is a page
+            // read while the layer lagged.
+            let cacheable = range.toMs <= nowMs && lagRows == 0
             if cacheable, let html = cache.page(cacheKey) { return SitePage(status: 200, headers: [("X-Handz-Cache", "hit")], html: html) }
-            let html = try render(range, previous)
+            let html = try render(range, previous, lagRows)
             if cacheable { cache.store(cacheKey, html) }
             return SitePage(status: 200, headers: [("X-Handz-Cache", cacheable ? "miss" : "live")], html: html)
         }
@@ -173,22 +183,26 @@ final class DashboardSite: Sendable {
         case .failure(let error):
             if let refusal = error as? SiteRefusal { return refused(refusal) }
             // Never the error's text: it could quote SQL or a path. The log has its type.
+            logger.error("a dashboard page could not be computed", metadata: ["error_type": "\(type(of: error))"])
             return SitePage(status: 500, html: SitePages.error(title: "Could not compute the page", message: "The store could not be read for this page (\(String(describing: type(of: error))))",
                                                                signedIn: true))
         }
     }
 
-    func dashboardPage(_ dashboard: DashboardDefinition, controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?) throws -> String {
+    func dashboardPage(_ dashboard: DashboardDefinition, controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?,
+                       lagRows: Int64) throws -> String {
         let started = ContinuousClock.now
         let data = try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: range.fromMs, toMs: range.toMs,
-                                           controls: controls.panel, workers: workers)[0]
+                                           controls: controls.panel, workers: workers, catchUp: false)[0]
         let before = try previous.map {
-            try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: $0.fromMs, toMs: $0.toMs, controls: controls.panel, workers: workers)[0]
+            try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: $0.fromMs, toMs: $0.toMs, controls: controls.panel,
+                                    workers: workers, catchUp: false)[0]
         }
-        return SitePages.dashboard(data, previous: before, all: dashboards, controls: controls, breakdowns: breakdowns, provenance: provenance(since: started))
+        return SitePages.dashboard(data, previous: before, all: dashboards, controls: controls, breakdowns: breakdowns,
+                                   provenance: provenance(since: started, lagRows: lagRows))
     }
 
-    func explorerPage(controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?) throws -> String {
+    func explorerPage(controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?, lagRows: Int64) throws -> String {
         let started = ContinuousClock.now
         let windowSeconds = controls.panel.windowSeconds ?? AdHocFunnel.defaultWindowSeconds
         let funnel = try AdHocFunnel.definition(controls.steps ?? "", windowSeconds: windowSeconds, catalog: catalog)
@@ -199,21 +213,21 @@ final class DashboardSite: Sendable {
                 throw SiteRefusal.funnel("step 1's events do not carry the breakdown property")
             }
         }
-        let store = try StoreAnalysis(path: databasePath, catalog: catalog)
+        let store = try StoreAnalysis(path: databasePath, catalog: catalog, catchUp: false)
         let query = { (from: Int64, to: Int64) in
             FunnelQuery(funnel: funnel, fromMs: from, toMs: to, actor: controls.panel.actor, breakdown: controls.panel.breakdown)
         }
         let report = try store.funnel(query(range.fromMs, range.toMs))
         let before = try previous.map { try store.funnel(query($0.fromMs, $0.toMs)) }
         return SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: range, report: report, previous: before,
-                                  refusal: nil, provenance: provenance(since: started))
+                                  refusal: nil, provenance: provenance(since: started, lagRows: lagRows))
     }
 
-    func provenance(since started: ContinuousClock.Instant) -> SitePages.Provenance {
+    func provenance(since started: ContinuousClock.Instant, lagRows: Int64) -> SitePages.Provenance {
         let elapsed = ContinuousClock.now - started
         return SitePages.Provenance(renderedAt: Format.time(Int64(Date().timeIntervalSince1970 * 1000)),
                                     seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                                    source: URL(fileURLWithPath: databasePath).lastPathComponent)
+                                    source: URL(fileURLWithPath: databasePath).lastPathComponent, lagRows: lagRows)
     }
 
     /// Runs blocking store work on a global queue, not on a Swift concurrency or NIO thread.
