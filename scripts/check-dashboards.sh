@@ -8,21 +8,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/workdir.sh
+source scripts/lib/packages.sh
 work_run_dir dashboards
 mkdir -p "$RUN/screenshots"
 started=$SECONDS
-sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
 
 # --- Debian packages: Chromium, the PostgreSQL server, venv (installed only when missing).
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 python3 -m venv --help >/dev/null 2>&1 || need+=(python3-venv)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing: ${need[*]}"
-  timeout 900 $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive timeout 900 $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 
 # --- Python: the engines' venv of check-engines.sh, plus Pillow for the screenshots.
 VENV="$WORK_DIR/venv"

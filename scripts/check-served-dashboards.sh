@@ -14,22 +14,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/workdir.sh
+source scripts/lib/packages.sh
 source scripts/lib/server.sh
 work_run_dir served-dashboards
 mkdir -p "$RUN/screenshots"
 started=$SECONDS
-sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
 
 # --- Debian packages: Chromium, its WebDriver, venv (installed only when missing).
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
 python3 -m venv --help >/dev/null 2>&1 || need+=(python3-venv)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing: ${need[*]}"
-  timeout 900 $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive timeout 900 $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 
 # --- Python: the shared venv, plus Selenium.
 VENV="$WORK_DIR/venv"

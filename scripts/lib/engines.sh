@@ -3,17 +3,14 @@
 # $WORK_DIR with duckdb, chdb, pyspark, sqlglot and psycopg, pinned to their major versions.
 # Sets VENV.
 
+source "$(dirname "${BASH_SOURCE[0]}")/packages.sh"
+
 engines_install() {
-  local sudo_cmd="" need=()
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  local need=()
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
   command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
   python3 -m venv --help >/dev/null 2>&1 || need+=(python3-venv)
-  if [ ${#need[@]} -gt 0 ]; then
-    echo "installing: ${need[*]}"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
-  fi
+  apt_install "${need[@]}"
   VENV="$WORK_DIR/venv"
   [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
   if ! "$VENV/bin/python" -c "import duckdb, chdb, pyspark, sqlglot, psycopg" 2>/dev/null; then
