@@ -55,8 +55,9 @@ public enum Format {
         return seconds % 60 > 0 ? "\(minutes) min \(seconds % 60) s" : "\(minutes) min"
     }
 
-    /// A change between two periods: `+12.5%` of a count, `−3.1 pp` of a ratio; `–` when the
-    /// previous figure is missing or zero (no meaningful relative change).
+    /// A change between two periods: `+12.5%` of a count (relative to the previous figure's size,
+    /// so the sign is the direction even for a negative figure; `–` when the previous figure is
+    /// zero), `−3.1 pp` of a ratio (percentage points); `–` when either figure is missing.
     public static func change(_ current: Double?, _ previous: Double?, ratio: Bool) -> String {
         guard let current, let previous, current.isFinite, previous.isFinite else { return "–" }
         let sign: (Double) -> String = { $0 > 0 ? "+" : $0 < 0 ? "−" : "±" }
@@ -65,7 +66,7 @@ public enum Format {
             return sign(points) + String(format: "%.1f pp", abs(points))
         }
         guard previous != 0 else { return "–" }
-        let relative = (current - previous) / previous * 100
+        let relative = (current - previous) / abs(previous) * 100
         return sign(relative) + String(format: "%.1f%%", abs(relative))
     }
 

@@ -54,20 +54,27 @@ struct PanelRenderer {
             let before = previousResult(index).flatMap { result -> FunnelReport? in if case .funnel(let report) = result { return report }; return nil }
             let funnel = report.query.funnel
             // The steps, then the success condition as a last row (CH33 §5.1 "Success").
-            let rows = report.steps + (report.success.map { [$0] } ?? [])
-            let previousRows = before.map { $0.steps + ($0.success.map { [$0] } ?? []) }
+            let rows = Self.rows(report.steps, report.success)
+            let previousRows = before.map { Self.rows($0.steps, $0.success) }
             let bars = zip(Self.funnelLabels(funnel, rows), rows).map { (label: $0, actors: $1.actors) }
             let svg = Charts.funnel(id: "\(id)-\(index)", title: "\(funnel.id) \(funnel.title)", steps: bars, unit: panel.unit, previous: previousRows?.map(\.actors))
             out += figure("\(index)", svg, funnelTable(report, rows: rows, previous: previousRows, bucket: nil))
-            for bucket in report.breakdown ?? [] {
-                let bucketRows = bucket.steps + (bucket.success.map { [$0] } ?? [])
+            // One table per value, numbered (values may differ only in characters an id drops);
+            // `data-breakdown` names the value.
+            for (number, bucket) in (report.breakdown ?? []).enumerated() {
                 let previousBucket = before?.breakdown?.first { $0.value == bucket.value }
-                let previousBucketRows = before == nil ? nil : previousBucket.map { $0.steps + ($0.success.map { [$0] } ?? []) } ?? []
-                out += funnelTable(report, rows: bucketRows, previous: previousBucketRows, bucket: bucket.value ?? "(not set)")
-                    .html(id: "\(id)-\(index)-bd-\(HTML.slug(bucket.value ?? "not-set"))-table")
+                let previousBucketRows = before == nil ? nil : previousBucket.map { Self.rows($0.steps, $0.success) } ?? []
+                out += funnelTable(report, rows: Self.rows(bucket.steps, bucket.success), previous: previousBucketRows, bucket: bucket.value ?? "(not set)")
+                    .html(id: "\(id)-\(index)-bd-\(number + 1)-table")
             }
         }
         return out
+    }
+
+    /// A funnel's rows as its table shows them: the steps, then the success row (CH33 §5.1
+    /// "Success") when the funnel has one.
+    static func rows(_ steps: [FunnelStepResult], _ success: FunnelStepResult?) -> [FunnelStepResult] {
+        steps + (success.map { [$0] } ?? [])
     }
 
     static func funnelLabels(_ funnel: FunnelDefinition, _ rows: [FunnelStepResult]) -> [String] {
@@ -135,21 +142,21 @@ struct PanelRenderer {
             table.rows.append([Format.date(fromMs + Int64(day) * QueryDay.ms)] + columns.map { Format.integer($0.values[day]) }
                               + previousColumns.map { Format.integer($0.values[day]) } + (cumulative.isEmpty ? [] : [Format.integer(cumulative[day])]))
         }
+        var totalsTable: Table?
         if previous != nil {
             let totals = columns.map { $0.values.reduce(0, +) }, previousTotals = previousColumns.map { $0.values.reduce(0, +) }
-            var totalsTable = Table(caption: "whole range against the previous period of the same length", columns: ["Series", "This period", "Previous period", "Change"])
-            totalsTable.columnClasses = [nil, nil, "previous", "delta"]
+            var comparison = Table(caption: "whole range against the previous period of the same length", columns: ["Series", "This period", "Previous period", "Change"])
+            comparison.columnClasses = [nil, nil, "previous", "delta"]
             for (index, column) in columns.enumerated() {
-                totalsTable.rows.append([column.name, Format.integer(totals[index]), Format.integer(previousTotals[index]),
-                                         Format.change(Double(totals[index]), Double(previousTotals[index]), ratio: false)])
+                comparison.rows.append([column.name, Format.integer(totals[index]), Format.integer(previousTotals[index]),
+                                        Format.change(Double(totals[index]), Double(previousTotals[index]), ratio: false)])
             }
+            totalsTable = comparison
             table.caption += "; totals in the next table"
-            return figure("0", Charts.timeSeries(id: "\(id)-0", title: panel.title, fromMs: fromMs, days: days, series: columns.map { ($0.name, $0.values.map { Double($0) }) },
-                                                 unit: panel.unit, percent: false, previous: previousColumns.map { ($0.name, $0.values.map { Double($0) }) }), table)
-                + totalsTable.html(id: "\(id)-totals-table")
         }
         var out = figure("0", Charts.timeSeries(id: "\(id)-0", title: panel.title, fromMs: fromMs, days: days, series: columns.map { ($0.name, $0.values.map { Double($0) }) },
-                                                unit: panel.unit, percent: false), table)
+                                                unit: panel.unit, percent: false, previous: previousColumns.map { ($0.name, $0.values.map { Double($0) }) }), table)
+        if let totalsTable { out += totalsTable.html(id: "\(id)-totals-table") }
         if !cumulative.isEmpty {
             let svg = Charts.timeSeries(id: "\(id)-1", title: "\(panel.title) (cumulative)", fromMs: fromMs, days: days,
                                         series: [("\(columns[0].name), cumulative", cumulative.map { Double($0) })], unit: "\(panel.unit), cumulative", percent: false)
@@ -322,18 +329,38 @@ struct PanelRenderer {
                     for lower in stride(from: low, to: high, by: Int(width)) { filled.append((label(lower), buckets.first { $0.lower == lower }?.count ?? 0)) }
                 }
                 let markers = quantiles.compactMap { q in q.value.map { (label: "p\(q.percent) = \(Format.integer($0))", position: high > low ? Double($0 - low) / Double(high - low) : 0) } }
-                var table = Table(caption: "\(panel.unit) per bucket of \(name)", columns: [name, "Count"])
-                for bucket in buckets { table.rows.append([label(bucket.lower), Format.integer(bucket.count)]) }
-                var quantileTable = Table(caption: "quantiles of \(name) (lower quantile: the value at position ⌈q·n/100⌉)", columns: ["Quantile", name])
-                for q in quantiles { quantileTable.rows.append(["p\(q.percent)", q.value.map(Format.integer) ?? "–"]) }
+                // With the comparison: the previous period's count per bucket and value per quantile.
+                let before: (buckets: [HistogramBucket], quantiles: [Quantile])? =
+                    if case .query(.histogram(let buckets, let quantiles))? = previousResult(index) { (buckets, quantiles) } else { nil }
+                var table = Table(caption: "\(panel.unit) per bucket of \(name)", columns: [name, "Count"] + (before == nil ? [] : ["Count, previous period"]))
+                table.columnClasses = [nil, nil] + (before == nil ? [] : ["previous"])
+                for bucket in buckets {
+                    table.rows.append([label(bucket.lower), Format.integer(bucket.count)]
+                                      + (before.map { [Format.integer($0.buckets.first { $0.lower == bucket.lower }?.count ?? 0)] } ?? []))
+                }
+                var quantileTable = Table(caption: "quantiles of \(name) (lower quantile: the value at position ⌈q·n/100⌉)", columns: ["Quantile", name]
+                                          + (before == nil ? [] : ["Previous period", "Change"]))
+                quantileTable.columnClasses = [nil, nil] + (before == nil ? [] : ["previous", "delta"])
+                for q in quantiles {
+                    let then = before?.quantiles.first { $0.percent == q.percent }?.value
+                    quantileTable.rows.append(["p\(q.percent)", q.value.map(Format.integer) ?? "–"]
+                                              + (before == nil ? [] : [then.map(Format.integer) ?? "–", Format.change(q.value.map(Double.init), then.map(Double.init), ratio: false)]))
+                }
                 out += figure("\(index)", Charts.histogram(id: "\(id)-\(index)", title: panel.title, buckets: filled, markers: markers, valueTitle: name, unit: panel.unit), table)
                 if !quantiles.isEmpty { out += quantileTable.html(id: "\(id)-\(index)-quantiles") }
             case .kpi(let report):
                 guard case .distribution(let buckets) = report.rows else { continue }
                 let name = report.query.kpi.property ?? "value"
-                var table = Table(caption: "\(panel.unit) per \(name) (KPI \(report.query.kpi.id) on each flow's latest save)", columns: [name, "Flows"])
-                for bucket in buckets { table.rows.append([bucket.value.map(Format.integer) ?? "(not set)", Format.integer(bucket.count)]) }
-                table.rows.append(["Mean", report.value.map { String(format: "%.2f", $0) } ?? "–"])
+                let before: KPIReport? = if case .kpi(let report)? = previousResult(index) { report } else { nil }
+                let previousBuckets: [KPIBucket]? = if case .distribution(let buckets)? = before?.rows { buckets } else { before == nil ? nil : [] }
+                var table = Table(caption: "\(panel.unit) per \(name) (KPI \(report.query.kpi.id) on each flow's latest save)", columns: [name, "Flows"]
+                                  + (previousBuckets == nil ? [] : ["Flows, previous period"]))
+                table.columnClasses = [nil, nil] + (previousBuckets == nil ? [] : ["previous"])
+                for bucket in buckets {
+                    table.rows.append([bucket.value.map(Format.integer) ?? "(not set)", Format.integer(bucket.count)]
+                                      + (previousBuckets.map { [Format.integer($0.first { $0.value == bucket.value }?.count ?? 0)] } ?? []))
+                }
+                table.rows.append(["Mean", report.value.map { String(format: "%.2f", $0) } ?? "–"] + (previousBuckets == nil ? [] : [before?.value.map { String(format: "%.2f", $0) } ?? "–"]))
                 let values = buckets.compactMap(\.value)
                 let low = values.min() ?? 0, high = (values.max() ?? 0) + 1
                 var filled: [(label: String, count: Int64)] = []

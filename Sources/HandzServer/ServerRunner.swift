@@ -125,7 +125,8 @@ public enum ServerRunner {
             } catch {
                 logger.warning("dashboards not served: the dashboards directory does not fit the catalog (run handz-analytics catalog lint); the funnel explorer is")
             }
-            dashboardSite = try DashboardSite(databasePath: options.databasePath, catalog: catalog, dashboards: dashboards, keys: service.keys, logger: logger)
+            dashboardSite = try DashboardSite(databasePath: options.databasePath, catalog: catalog, releases: catalogs.releases, dashboards: dashboards,
+                                              keys: service.keys, logger: logger)
         }
         let clientConfig = try options.clientConfigPath.map { try ClientConfig(json: Data(contentsOf: URL(fileURLWithPath: $0))) } ?? ClientConfig()
         let metrics = options.metricsPlacement ?? MetricsPlacement.resolve(nil, ingestHost: options.host)!

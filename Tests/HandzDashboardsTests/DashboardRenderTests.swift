@@ -225,8 +225,9 @@ struct DashboardRenderTests {
         let before = try store.funnel(FunnelQuery(funnel: f0, fromMs: from - week, toMs: from))
         let buckets = try #require(report.breakdown)
         #expect(buckets.count >= 2)
-        for bucket in buckets {
-            let id = "p-f0_activation-0-bd-\(HTML.slug(bucket.value ?? "not-set"))-table"
+        for (number, bucket) in buckets.enumerated() {
+            let id = "p-f0_activation-0-bd-\(number + 1)-table"
+            #expect(html.contains("<table id=\"\(id)\" class=\"data\" data-funnel=\"F0\" data-breakdown=\"\(HTML.escape(bucket.value ?? "(not set)"))\">"), "\(id)")
             let rows = try #require(tables[id], "\(id)").dropFirst()
             #expect(rows.prefix(bucket.steps.count).map { tableInteger($0[2]) } == bucket.steps.map(\.actors), "\(id)")
         }
@@ -239,5 +240,21 @@ struct DashboardRenderTests {
         #expect(html.contains("is not broken down by start_type: step 1 of F1 does not carry it."))
         #expect(html.contains("stroke-dasharray=\"4 3\""), "a daily chart draws the previous period faded")
         #expect(html.contains("<title>Activation + Onboarding · \(Format.date(from)) – \(Format.date(to - 1))"))
+    }
+
+    @Test("with the comparison, every panel of every dashboard shows the previous period beside its figures")
+    func everyPanelCompares() throws {
+        let store = try data.analysis()
+        let (from, to) = (SimulatedDashboards.fromMs + week, SimulatedDashboards.fromMs + 2 * week)
+        var site = SiteControls()
+        site.compare = true
+        for dashboard in data.dashboards {
+            let html = SitePages.dashboard(try store.dashboard(dashboard, fromMs: from, toMs: to), previous: try store.dashboard(dashboard, fromMs: from - week, toMs: from),
+                                           all: data.dashboards, controls: site, breakdowns: [], provenance: .init(renderedAt: "now", seconds: 0, source: "test"))
+            for panel in dashboard.panels {
+                let section = html.components(separatedBy: "<section class=\"panel\" id=\"p-\(panel.id)\"").dropFirst().first?.components(separatedBy: "</section>").first ?? ""
+                #expect(section.contains("class=\"previous\""), "\(dashboard.id)/\(panel.id) shows no previous period")
+            }
+        }
     }
 }

@@ -37,6 +37,9 @@ import Testing
         #expect(custom.toMs - custom.fromMs == 14 * day)
         #expect(SitePages.rangeTitle(custom.fromMs, custom.toMs) == "2026-03-01 – 2026-03-14")
         #expect(SiteControls.previousPeriod(custom) == (custom.fromMs - 14 * day, custom.fromMs))
+        // One event with a far-off time does not make `all` longer than a custom range may be.
+        let far = try parse("range=all").resolvedRange(stored: (0, 20_020 * day), nowMs: 0)
+        #expect(far.toMs - far.fromMs == SiteControls.maxDays * day)
     }
 
     @Test("refusals name the parameter, never its value", arguments: [
@@ -61,6 +64,9 @@ import Testing
         let picked = try parse("step=app_open&step=onboarding_viewed&step=&step=flow_builder_opened", explorer: true)
         #expect(picked.steps == "app_open,onboarding_viewed,flow_builder_opened")
         #expect(picked.query == "steps=app_open,onboarding_viewed,flow_builder_opened")
+        var filtered = SiteControls()
+        filtered.steps = "app_open[start_type=cold],onboarding_viewed"
+        #expect(filtered.query == "steps=app_open[start_type=cold],onboarding_viewed", "the text form stays readable in the address")
         let text = try parse("steps=app_open%5Bstart_type%3Dcold%5D,onboarding_viewed&step=flow_builder_opened", explorer: true)
         #expect(text.steps == "app_open[start_type=cold],onboarding_viewed", "the text form wins when filled")
         for bad in ["steps=app_open,zq9x", "steps=zq9x", "steps=app_open,%3Cscript%3Ezq9x", "steps=app_open[zq9x=1],onboarding_viewed", "step=zq9x"] {
@@ -96,6 +102,7 @@ import Testing
         #expect(Format.change(90, 100, ratio: false) == "−10.0%")
         #expect(Format.change(5, 0, ratio: false) == "–")
         #expect(Format.change(0.5, 0.45, ratio: true) == "+5.0 pp")
+        #expect(Format.change(-5, -10, ratio: false) == "+50.0%", "up from a negative figure is up")
         var short = Table(caption: "c", columns: ["a", "b"])
         for index in 0..<Table.openRowLimit { short.rows.append(["\(index)", "x"]) }
         #expect(!short.html(id: "t").contains("<details"))

@@ -150,6 +150,25 @@ import Testing
         #expect(try site.get("/dashboards/", cookie: session).status == 303)
     }
 
+    @Test("a key that is analyst and more (a hand-edited keys file) cannot sign in; a flood of failed sign-ins never locks out the right key")
+    func combinedScopesAndThrottle() throws {
+        let directory = try temporaryDirectory("handz-dashboards-scopes")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let combined = IngestionKey.generate(scopes: [.ingest, .analyst])
+        let analyst = IngestionKey.generate(scopes: [.analyst])
+        try KeysFile(keys: [combined, analyst]).save(path: directory.appendingPathComponent("handz-keys.json").path)
+        let server = try ServerProcess(directory: directory)
+        defer { server.stop() }
+        let signIn = { (key: IngestionKey, secret: String) in
+            try Self.exchange(port: server.port, "POST", "/dashboards/login", body: "key_id=\(key.id)&secret=\(secret)")
+        }
+        #expect(try signIn(combined, combined.secretHex).status == 401)
+        var statuses: [Int] = []
+        for _ in 0..<25 { statuses.append(try signIn(analyst, String(repeating: "0", count: 64)).status) }
+        #expect(statuses.prefix(19).allSatisfy { $0 == 401 } && statuses.suffix(5).allSatisfy { $0 == 429 }, "\(statuses)")
+        #expect(try signIn(analyst, analyst.secretHex).status == 303)
+    }
+
     @Test("a sign-in from another site is refused (Origin, Sec-Fetch-Site)")
     func crossSite() throws {
         let site = try Site()

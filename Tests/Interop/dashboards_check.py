@@ -98,7 +98,7 @@ def report_tables(directory):
             title = html.unescape(re.search(r"<h2[^>]*>(.*?)</h2>", section, re.S).group(1))
             tables = []
             for table in re.findall(r"<table.*?</table>", section, re.S):
-                rows = [[html.unescape(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)] for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+                rows = [[html.unescape(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)] for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)]
                 tables.append(rows)
             panels[title] = tables
     return panels

@@ -33,12 +33,14 @@ import subprocess
 import sys
 import time
 import urllib.error
+import traceback
 import urllib.parse
 import urllib.request
 from datetime import date, timedelta
 
 from selenium import webdriver
-from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException, TimeoutException,
+from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException, StaleElementReferenceException,
+                                        TimeoutException,
                                         WebDriverException)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -652,12 +654,23 @@ def main():
     started = time.monotonic()
 
     def guarded(name, function, *args):
-        try:
-            return function(*args)
-        except Exception as error:  # noqa: BLE001 — one step's crash is a failure, the others still run
-            message = str(error).splitlines()[0][:200] if str(error) else ""
-            check(False, f"step {name} raised {type(error).__name__}: {message}")
-            return None
+        # A step starts by loading its page, so it can run again. Chromium's DevTools side
+        # sometimes loses an element while a page replaces another ("Node with given id does not
+        # belong to the document"): that driver error gets one more try of the whole step,
+        # printed with where it happened; any other exception, or a second one, is a failure.
+        for attempt in (1, 2):
+            try:
+                return function(*args)
+            except Exception as error:  # noqa: BLE001 — one step's crash is a failure, the others still run
+                message = str(error).splitlines()[0][:200] if str(error) else ""
+                frames = " < ".join(f"{frame.name}:{frame.lineno}" for frame in reversed(traceback.extract_tb(error.__traceback__)))
+                driver_lost_node = isinstance(error, StaleElementReferenceException) or (
+                    isinstance(error, WebDriverException) and "does not belong to the document" in message)
+                if attempt == 1 and driver_lost_node:
+                    print(f"step {name}: {type(error).__name__} at {frames}; running the step again")
+                    continue
+                check(False, f"step {name} raised {type(error).__name__}: {message} (at {frames})")
+                return None
 
     guarded("security", step_security, opts, keys)
     browser = None

@@ -100,14 +100,7 @@ struct DashboardRender: ParsableCommand {
         let versions = try store.catalogVersions(fromMs: fromMs, toMs: toMs)
         let availability = try options.catalogOptions.availability(current: catalog)
         for dashboard in data.indices {
-            for panel in data[dashboard].panels.indices {
-                var notes: [String] = []
-                for source in data[dashboard].panels[panel].sources {
-                    guard case .funnel(let report) = source.result else { continue }
-                    for note in availability.notes(for: report.query.funnel, dataVersions: versions) where !notes.contains(note) { notes.append(note) }
-                }
-                data[dashboard].panels[panel].notes = notes
-            }
+            data[dashboard].addFunnelNotes { availability.notes(for: $0, dataVersions: versions) }
         }
         let pages = Report.pages(data, source: URL(fileURLWithPath: db).lastPathComponent, generatedAt: Format.time(Int64(started.timeIntervalSince1970 * 1000)))
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)

@@ -53,8 +53,6 @@ struct FunnelOptions: ParsableArguments {
     @Option(help: "Break down by a closed-set property of the entry event (enum or boolean).")
     var breakdown: String?
 
-    /// An ad-hoc funnel's window when `--window` is not given: the catalog funnels' usual one.
-
     func validate() throws {
         if let window, (parseDuration(window) ?? 0) <= 0 { throw ValidationError("--window must be a positive duration like 24h or 7d") }
         guard (name == nil) != (steps == nil) else { throw ValidationError("name a catalog funnel or give --steps, not both") }

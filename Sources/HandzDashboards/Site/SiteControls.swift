@@ -130,13 +130,15 @@ public struct SiteControls: Sendable, Hashable {
     }
 
     /// The range these controls show, given the first and last stored event times (nil: an
-    /// empty store, which shows the last 30 days up to `nowMs`). `to` is exclusive.
+    /// empty store, which shows the days up to `nowMs`). `to` is exclusive.
     public func resolvedRange(stored: (first: Int64, last: Int64)?, nowMs: Int64) -> (fromMs: Int64, toMs: Int64) {
         let floor: (Int64) -> Int64 = { $0 - (($0 % Self.dayMs) + Self.dayMs) % Self.dayMs }
         let lastDay = floor(stored?.last ?? nowMs)
         switch range {
         case .custom: return (fromDayMs ?? lastDay, (toDayMs ?? lastDay) + Self.dayMs)
-        case .all: return (floor(stored?.first ?? nowMs - 29 * Self.dayMs), lastDay + Self.dayMs)
+        // At most ``maxDays``, like a custom range: one event with a far-off time must not make
+        // every panel build arrays of that many days.
+        case .all: return (max(floor(stored?.first ?? nowMs - 29 * Self.dayMs), lastDay - (Self.maxDays - 1) * Self.dayMs), lastDay + Self.dayMs)
         default: return (lastDay - (range.days! - 1) * Self.dayMs, lastDay + Self.dayMs)
         }
     }
@@ -176,12 +178,13 @@ public struct SiteControls: Sendable, Hashable {
     }
 
     /// Percent-encodes everything but unreserved characters (RFC 3986) and the funnel text's
-    /// `,`, `|`, `[`, `]`, `;`, `=`, which stay readable in a shared URL.
+    /// `,`, `|`, `[`, `]`, `;`, `=`, which stay readable in a shared URL (a value's `=` is safe:
+    /// ``FormFields`` splits a field on its first `=` only).
     static func percentEncoded(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
             switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E, 0x2C, 0x7C, 0x5B, 0x5D, 0x3B: out.append(Character(UnicodeScalar(byte)))
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E, 0x2C, 0x7C, 0x5B, 0x5D, 0x3B, 0x3D: out.append(Character(UnicodeScalar(byte)))
             default: out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(2)
             }
         }

@@ -92,7 +92,7 @@ public enum SitePages {
     /// for filters and longer funnels, and — when a funnel was asked for — its chart and table,
     /// drawn like a catalogued funnel's. `refusal` is a ``SiteRefusal`` text.
     public static func explorer(catalog: Catalog, controls: SiteControls, breakdowns: [String], range: (fromMs: Int64, toMs: Int64),
-                                report: FunnelReport?, previous: FunnelReport?, refusal: String?, provenance: Provenance?) -> String {
+                                report: FunnelReport?, previous: FunnelReport?, refusal: String?, provenance: Provenance?, notes: [String] = []) -> String {
         var body = navigation(current: "explore", dashboards: [], controls: controls)
         body += "<h1>Funnel explorer</h1>\n<p>Pick 2 to 6 steps below, or write up to \(FunnelDefinition.maxSteps) in the text form: steps separated by <code>,</code>, alternatives by <code>|</code>, closed-set filters in brackets, e.g. <code>app_open[launch_source=push|deep_link],onboarding_viewed,flow_builder_opened|library_viewed</code>. Counted like the catalog's funnels (README, “Funnel semantics”); the address reproduces the result, and <code>handz-analytics funnel --steps …</code> gives the same numbers.</p>\n"
         if let refusal { body += "<p class=\"error\" role=\"alert\">\(HTML.escape(refusal))</p>\n" }
@@ -114,7 +114,7 @@ public enum SitePages {
             let unit = controls.panel.actor == .user ? "users" : "installs"
             let panel = PanelDefinition(id: "explorer", title: "Ad-hoc funnel: \(report.query.funnel.steps.count) steps", bullet: "", chart: .funnel,
                                         sources: [PanelSource(label: "ad-hoc funnel", kind: .funnel(id: AdHocFunnel.id, windowSeconds: nil))], unit: unit)
-            var renderer = PanelRenderer(data: PanelData(panel: panel, sources: [SourceData(label: "ad-hoc funnel", result: .funnel(report))]),
+            var renderer = PanelRenderer(data: PanelData(panel: panel, sources: [SourceData(label: "ad-hoc funnel", result: .funnel(report))], notes: notes),
                                          fromMs: range.fromMs, toMs: range.toMs, id: "p-explorer")
             renderer.previous = previous.map { PanelData(panel: panel, sources: [SourceData(label: "ad-hoc funnel", result: .funnel($0))]) }
             body += renderer.html()

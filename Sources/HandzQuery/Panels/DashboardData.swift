@@ -16,6 +16,22 @@ public struct DashboardData: Sendable, Equatable {
     }
 }
 
+extension DashboardData {
+    /// Puts under each funnel panel what `notes` says of its funnels (once per note): what some
+    /// catalog versions in the data could not send (docs/catalog-releases.md, "Analysis across
+    /// versions"). The static report and the served pages both call it.
+    public mutating func addFunnelNotes(_ notes: (FunnelDefinition) -> [String]) {
+        for panel in panels.indices {
+            var added: [String] = []
+            for source in panels[panel].sources {
+                guard case .funnel(let report) = source.result else { continue }
+                for note in notes(report.query.funnel) where !added.contains(note) { added.append(note) }
+            }
+            panels[panel].notes = added
+        }
+    }
+}
+
 public struct PanelData: Sendable, Equatable {
     public var panel: PanelDefinition
     /// One per source, in the panel's order.

@@ -20,8 +20,9 @@ final class AnalystSessions: Sendable {
     static let lifetimeSeconds: TimeInterval = 12 * 3_600
     /// Sessions kept at most; the least recently used goes first.
     static let capacity = 1_000
-    /// Failed sign-ins answered per minute, for the whole server, before 429: the secret is 256
-    /// bits, so this only keeps a guesser from using the server's time.
+    /// Failed sign-ins answered 401 per minute, for the whole server; later failures get 429. Checked
+    /// after the credentials, so a flood of bad tries never locks out the right key: the secret is
+    /// 256 bits, so this only keeps a guesser from using the server's time.
     static let failuresPerMinute = 20
 
     private let sessions = Locked<[String: Session]>([:])
@@ -30,10 +31,11 @@ final class AnalystSessions: Sendable {
 
     init(keys: KeyRing) { self.keys = keys }
 
-    /// Checks an analyst key's id and secret (constant time over the secret's bytes); a key
-    /// without the analyst scope, revoked, or unknown is refused the same way.
+    /// Checks an analyst key's id and secret (constant time over the secret's bytes); a key whose
+    /// scopes are not exactly `analyst` (a hand-edited keys file can combine them; `keys create`
+    /// cannot), revoked, or unknown is refused the same way.
     func signIn(keyID: String, secretHex: String, now: Date = Date()) -> String? {
-        guard IngestionKey.isValidID(keyID), let key = keys.key(id: keyID, now: now), key.isActive, key.scopes.contains(.analyst),
+        guard IngestionKey.isValidID(keyID), let key = keys.key(id: keyID, now: now), key.isActive, Set(key.scopes) == [.analyst],
               let given = Hex.decode(secretHex), Self.constantTimeEqual(given, key.secret) else { return nil }
         var random = SystemRandomNumberGenerator()
         let token = Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &random) })
@@ -61,7 +63,7 @@ final class AnalystSessions: Sendable {
             return session
         }
         guard let session else { return nil }
-        guard let key = keys.key(id: session.keyID, now: now), key.isActive, key.scopes.contains(.analyst) else {
+        guard let key = keys.key(id: session.keyID, now: now), key.isActive, Set(key.scopes) == [.analyst] else {
             end(token: token)
             return nil
         }
@@ -79,11 +81,6 @@ final class AnalystSessions: Sendable {
             state.count += 1
             return state.count <= Self.failuresPerMinute
         }
-    }
-
-    /// Whether this minute's allowance of failed sign-ins is spent (checked before a try).
-    func throttled(now: Date = Date()) -> Bool {
-        failures.withLock { state in now.timeIntervalSince(state.windowStart) < 60 && state.count >= Self.failuresPerMinute }
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -1,6 +1,7 @@
 import Foundation
 import HandzAnalysis
 import HandzAnalyticsCore
+import HandzCatalogReleases
 import HandzDashboards
 import HandzIngest
 import HandzQuery
@@ -19,6 +20,9 @@ import Logging
 final class DashboardSite: Sendable {
     let databasePath: String
     let catalog: Catalog
+    /// Every kept catalog version, for the notes under funnels whose range spans versions that
+    /// could not send some of their events.
+    let availability: CatalogAvailability
     let dashboards: [DashboardDefinition]
     let breakdowns: [String]
     let sessions: AnalystSessions
@@ -28,9 +32,10 @@ final class DashboardSite: Sendable {
     let workers: Int
     let logger: Logger
 
-    init(databasePath: String, catalog: Catalog, dashboards: [DashboardDefinition], keys: KeyRing, workers: Int = 2,
+    init(databasePath: String, catalog: Catalog, releases: [Catalog] = [], dashboards: [DashboardDefinition], keys: KeyRing, workers: Int = 2,
          logger: Logger = Logger(label: "handz.dashboards")) throws {
         self.logger = logger
+        self.availability = CatalogAvailability(releases + [catalog])
         self.databasePath = databasePath
         self.catalog = catalog
         self.dashboards = dashboards
@@ -62,14 +67,15 @@ final class DashboardSite: Sendable {
         guard Self.sameOrigin(origin: origin, fetchSite: fetchSite, host: host) else {
             return SitePage(status: 403, html: SitePages.error(title: "Refused", message: "A sign-in must come from this server's own page.", signedIn: false))
         }
-        guard !sessions.throttled() else {
-            return SitePage(status: 429, headers: [("Retry-After", "60")], html: SitePages.login(error: "Too many failed sign-ins; wait a minute."))
-        }
         let fields = String(validating: body, as: UTF8.self).flatMap(FormFields.pairs) ?? []
         let keyID = fields.first { $0.name == "key_id" }?.value ?? ""
         let secret = fields.first { $0.name == "secret" }?.value ?? ""
         guard let token = sessions.signIn(keyID: keyID, secretHex: secret) else {
-            _ = sessions.noteFailure()
+            // Past the minute's allowance of failures, 429: it only spares the server's time (a
+            // 256-bit secret is not guessed), and the right credentials still sign in.
+            guard sessions.noteFailure() else {
+                return SitePage(status: 429, headers: [("Retry-After", "60")], html: SitePages.login(error: "Too many failed sign-ins; wait a minute."))
+            }
             return SitePage(status: 401, html: SitePages.login(error: "That is not an active analyst key and its secret."))
         }
         let cookie = "\(AnalystSessions.cookieName)=\(token); Path=\(SitePages.root); HttpOnly; SameSite=Strict; Max-Age=\(Int(AnalystSessions.lifetimeSeconds))"
@@ -149,35 +155,59 @@ final class DashboardSite: Sendable {
         SitePage(status: 400, html: SitePages.error(title: "Bad request", message: refusal.description, signedIn: true))
     }
 
-    /// Catches the layer up, resolves the range, then serves the page from the cache or renders
-    /// it (one render at a time, off the server's event loops).
+    /// What a page needs before it is drawn: its range, the previous period, its cache key, and
+    /// whether it may be cached (its range has ended and the layer held every stored event).
+    struct Probe {
+        var range: (fromMs: Int64, toMs: Int64)
+        var previous: (fromMs: Int64, toMs: Int64)?
+        var cacheKey: String
+        var cacheable: Bool
+        var lagRows: Int64
+    }
+
+    /// Reads the store's time range, the layer's lag and the store version on a read-only
+    /// connection (no write lock: it never waits for the endpoint).
+    func probe(key: String, controls: SiteControls) throws -> Probe {
+        let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
+        let store = try StoreAnalysis(path: databasePath, catalog: catalog, catchUp: false)
+        let lagRows = try store.layerLag()
+        let range = controls.resolvedRange(stored: try store.eventTimeRange(), nowMs: nowMs)
+        // The version after the reads above: a commit between them gives a newer key, never an
+        // older page under a newer key.
+        let cacheKey = "\(key)?\(controls.query)#\(range.fromMs)-\(range.toMs)@\(try version.current())"
+        // A range that has not ended can still gain events: drawn every time; so is a page read
+        // while the layer lagged.
+        return Probe(range: range, previous: controls.compare ? SiteControls.previousPeriod(range) : nil, cacheKey: cacheKey,
+                     cacheable: range.toMs <= nowMs && lagRows == 0, lagRows: lagRows)
+    }
+
+    /// Serves a page from the cache without waiting, or else, one page at a time and off the
+    /// server's event loops: folds the layer once, then draws the page (and caches it when it
+    /// may).
     func rendered(key: String, controls: SiteControls,
                   render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?, Int64) throws -> String) async -> SitePage {
+        // A reload of an unchanged store: no gate, no write lock.
+        if case .success(let probe) = await Self.offLoop({ try self.probe(key: key, controls: controls) }), probe.cacheable,
+           let html = cache.page(probe.cacheKey) {
+            return SitePage(status: 200, headers: [("X-Handz-Cache", "hit")], html: html)
+        }
         guard await gate.enter() else {
             return SitePage(status: 503, headers: [("Retry-After", "5")], html: SitePages.error(title: "Busy", message: "Other pages are being computed; try again in a few seconds.", signedIn: true))
         }
-        defer { Task { await gate.leave() } }
         let path = databasePath
         let outcome: Result<SitePage, Error> = await Self.offLoop { [self] in
-            let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
             // Fold what the writer has not yet, once for the page. When the endpoint holds the
             // write lock longer than SQLite's busy timeout (a retention pass on a large store), the
             // page reads the layer as it is and says how many events it leaves out.
-            let folded = try? SQLiteEventStore.prepareForQueries(path: path)
-            let store = try StoreAnalysis(path: path, catalog: catalog, catchUp: false)
-            let lagRows = try folded?.lagRows ?? store.layerLag()
-            let stored = try store.eventTimeRange()
-            let range = controls.resolvedRange(stored: stored, nowMs: nowMs)
-            let previous = controls.compare ? SiteControls.previousPeriod(range) : nil
-            let cacheKey = "\(key)?\(controls.query)#\(range.fromMs)-\(range.toMs)@\(try version.current())"
-            // A range that has not ended can still gain events: rendered every time; so is a page
-            // read while the layer lagged.
-            let cacheable = range.toMs <= nowMs && lagRows == 0
-            if cacheable, let html = cache.page(cacheKey) { return SitePage(status: 200, headers: [("X-Handz-Cache", "hit")], html: html) }
-            let html = try render(range, previous, lagRows)
-            if cacheable { cache.store(cacheKey, html) }
-            return SitePage(status: 200, headers: [("X-Handz-Cache", cacheable ? "miss" : "live")], html: html)
+            _ = try? SQLiteEventStore.prepareForQueries(path: path)
+            let probe = try probe(key: key, controls: controls)
+            // Another request may have drawn it while this one waited at the gate.
+            if probe.cacheable, let html = cache.page(probe.cacheKey) { return SitePage(status: 200, headers: [("X-Handz-Cache", "hit")], html: html) }
+            let html = try render(probe.range, probe.previous, probe.lagRows)
+            if probe.cacheable { cache.store(probe.cacheKey, html) }
+            return SitePage(status: 200, headers: [("X-Handz-Cache", probe.cacheable ? "miss" : "live")], html: html)
         }
+        await gate.leave()
         switch outcome {
         case .success(let page): return page
         case .failure(let error):
@@ -192,8 +222,10 @@ final class DashboardSite: Sendable {
     func dashboardPage(_ dashboard: DashboardDefinition, controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?,
                        lagRows: Int64) throws -> String {
         let started = ContinuousClock.now
-        let data = try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: range.fromMs, toMs: range.toMs,
+        var data = try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: range.fromMs, toMs: range.toMs,
                                            controls: controls.panel, workers: workers, catchUp: false)[0]
+        let versions = try StoreAnalysis(path: databasePath, catalog: catalog, catchUp: false).catalogVersions(fromMs: range.fromMs, toMs: range.toMs)
+        data.addFunnelNotes { self.availability.notes(for: $0, dataVersions: versions) }
         let before = try previous.map {
             try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: $0.fromMs, toMs: $0.toMs, controls: controls.panel,
                                     workers: workers, catchUp: false)[0]
@@ -219,8 +251,10 @@ final class DashboardSite: Sendable {
         }
         let report = try store.funnel(query(range.fromMs, range.toMs))
         let before = try previous.map { try store.funnel(query($0.fromMs, $0.toMs)) }
+        let versions = try store.catalogVersions(fromMs: range.fromMs, toMs: range.toMs)
         return SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: range, report: report, previous: before,
-                                  refusal: nil, provenance: provenance(since: started, lagRows: lagRows))
+                                  refusal: nil, provenance: provenance(since: started, lagRows: lagRows),
+                                  notes: availability.notes(for: funnel, dataVersions: versions))
     }
 
     func provenance(since started: ContinuousClock.Instant, lagRows: Int64) -> SitePages.Provenance {
