@@ -188,7 +188,7 @@ let package = Package(
         ),
         .testTarget(name: "HandzAnalyticsCoreTests", dependencies: ["HandzAnalyticsCore", "HandzSynthetic", "HandzTestSupport"]),
         .testTarget(name: "HandzCatalogTests", dependencies: ["HandzCatalog", "HandzCatalogReleases", "HandzSynthetic", "HandzTestSupport"]),
-        .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzAnalyticsCLI", "HandzSynthetic", "HandzTestSupport"]),
+        .testTarget(name: "HandzAnalyticsCLITests", dependencies: ["HandzAnalyticsCLI", "HandzSynthetic", "HandzSQLite", "HandzTestSupport"]),
         .testTarget(
             name: "HandzAnalyticsClientTests",
             dependencies: ["HandzAnalyticsClient", "HandzAnalyticsCLI", "HandzCatalog", "HandzSQLite", "HandzTestSupport", "HandzIngest"]

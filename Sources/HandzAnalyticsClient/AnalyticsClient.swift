@@ -832,14 +832,6 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
 }
 
 /// A small lock-protected box for values crossing threads.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-}
-
 extension Comparable {
     /// Nil when outside `range`, the value otherwise.
     func within(_ range: ClosedRange<Self>) -> Self? { range.contains(self) ? self : nil }

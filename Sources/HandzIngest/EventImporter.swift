@@ -7,6 +7,9 @@ import HandzStore
 /// `EventStore.append` — in batches of up to 1,000 lines, under the key id `import`.
 /// Rejected lines go to the quarantine (where and why, never what) and are never stored;
 /// retried lines (an `event_id` already stored) count as duplicates.
+///
+/// It lives in `HandzIngest`, not in the command line, because it *is* the ingestion path, fed
+/// from a file instead of HTTP: it uses the batch processor this module keeps internal.
 public struct EventImporter {
     /// What an import did. Never holds a value from the input.
     public struct Summary: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import HandzAnalyticsCore
 import Metrics
 
 /// The endpoint's metrics (swift-metrics; the server exports them as Prometheus text). Label

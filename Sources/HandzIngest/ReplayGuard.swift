@@ -1,3 +1,4 @@
+import HandzAnalyticsCore
 import HandzSigning
 
 /// Remembers the admin signatures accepted within the freshness window, so a captured admin request

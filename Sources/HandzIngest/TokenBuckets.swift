@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 
 /// Token buckets in a fixed number of slots: an identifier hashes to a slot, so memory never
 /// grows with the number of installs (two installs that share a slot share a budget — they can

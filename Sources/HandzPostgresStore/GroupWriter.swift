@@ -20,7 +20,7 @@ actor GroupWriter {
     private var writing = false
     private var closing = false
     private var drained: [CheckedContinuation<Void, Never>] = []
-    private let closedFlag = LockedFlag(false)
+    private let closedFlag = Locked(false)
     static let maxRowsPerTransaction = 20_000
 
     init(client: PostgresClient, logger: Logger) {

@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 import HandzSigning
 import HandzStore
 import Logging
@@ -17,7 +18,7 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
     private let runTask: Task<Void, Never>
     let logger: Logger
     private let writer: GroupWriter
-    private let healthy = LockedFlag(true)
+    private let healthy = Locked(true)
 
     /// Connects to `url` (`postgres://user:password@host:port/database`) and migrates the schema.
     public init(url: String, logger: Logger = Logger(label: "handz.store.postgres")) async throws {
@@ -207,10 +208,3 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
     }
 }
 
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Bool
-    init(_ value: Bool) { self.value = value }
-    func get() -> Bool { lock.withLock { value } }
-    func set(_ newValue: Bool) { lock.withLock { value = newValue } }
-}

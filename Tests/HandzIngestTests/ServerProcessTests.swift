@@ -5,6 +5,7 @@ import Glibc
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HandzAnalyticsCore
 import HandzIngest
 import HandzSigning
 import HandzSQLite

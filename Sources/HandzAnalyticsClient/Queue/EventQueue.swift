@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 import HandzSQLite
 
 /// The on-device queue: one SQLite file in WAL mode holding events not yet delivered, the

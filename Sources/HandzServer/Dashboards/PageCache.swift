@@ -1,4 +1,4 @@
-import HandzIngest
+import HandzAnalyticsCore
 
 /// Rendered pages of ranges that have ended (issue 16 §5), keyed by the page, its canonical
 /// controls, its resolved range and the store's ``StoreVersion``: any commit to the store — new

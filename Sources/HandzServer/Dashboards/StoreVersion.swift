@@ -1,4 +1,4 @@
-import HandzIngest
+import HandzAnalyticsCore
 import HandzSQLite
 
 /// A number that changes whenever anything commits to the embedded store, from this process or
