@@ -509,6 +509,22 @@ def step_breakdown(browser, opts, start, end):
     browser.shot("breakdown-start_type")
 
 
+def run_explorer(browser, opts, start, end, steps, what, url_check):
+    """Sets the explorer's custom range, runs it, and checks the URL and the table against
+    `funnel --steps` over the same days (the page's `to` is inclusive, the CLI's exclusive)."""
+    browser.select("#range", "custom", what)
+    browser.set_value("#from", start.isoformat())
+    browser.set_value("#to", end.isoformat())
+    run = browser.one("#run", what)
+    if run is not None:
+        browser.submit_with(run, what)
+    check(browser.query.get("steps") == [steps], f"{what}: {url_check} ({steps})")
+    check(len(browser.find(".error")) == 0, f"{what}: no .error")
+    table = funnel_table(browser, "adhoc", what)
+    if table is not None:
+        compare_rows(table_rows(table, "actors"), funnel_rows(cli_funnel(opts, start, end + timedelta(days=1), steps=steps)), what)
+
+
 def step_explorer(browser, opts, start, end):
     print("== 7. the funnel explorer")
     f0 = cli_funnel(opts, start, end + timedelta(days=1))
@@ -524,18 +540,7 @@ def step_explorer(browser, opts, start, end):
     check(len(browser.find('#explorer select[name="step"]')) == 6, f"{what}: six step selects")
     for index, event in enumerate(events, 1):
         browser.select(f"#step-{index}", event, what)
-    browser.select("#range", "custom", what)
-    browser.set_value("#from", start.isoformat())
-    browser.set_value("#to", end.isoformat())
-    run = browser.one("#run", what)
-    if run is not None:
-        browser.submit_with(run, what)
-    text_form = ",".join(events)
-    check(browser.query.get("steps") == [text_form], f"{what}: the URL carries steps= with the text form ({','.join(events)})")
-    check(len(browser.find(".error")) == 0, f"{what}: no .error")
-    table = funnel_table(browser, "adhoc", what)
-    if table is not None:
-        compare_rows(table_rows(table, "actors"), funnel_rows(cli_funnel(opts, start, end + timedelta(days=1), steps=text_form)), what)
+    run_explorer(browser, opts, start, end, ",".join(events), what, "the URL carries steps= with the text form")
     browser.shot("explorer-selects")
 
     # The text form, alternatives included (F0's step with two events, when it has one).
@@ -544,17 +549,7 @@ def step_explorer(browser, opts, start, end):
     what = "explorer, steps typed as text"
     browser.get("/dashboards/explore")
     browser.set_value("#steps", text)
-    browser.select("#range", "custom", what)
-    browser.set_value("#from", start.isoformat())
-    browser.set_value("#to", end.isoformat())
-    run = browser.one("#run", what)
-    if run is not None:
-        browser.submit_with(run, what)
-    check(browser.query.get("steps") == [text], f"{what}: the URL carries steps= as typed")
-    check(len(browser.find(".error")) == 0, f"{what}: no .error")
-    table = funnel_table(browser, "adhoc", what)
-    if table is not None:
-        compare_rows(table_rows(table, "actors"), funnel_rows(cli_funnel(opts, start, end + timedelta(days=1), steps=text)), what)
+    run_explorer(browser, opts, start, end, text, what, "the URL carries steps= as typed")
     browser.shot("explorer-text")
 
 
