@@ -3,7 +3,9 @@
 # signed in with curl, then each of the six dashboards over the store's days (`range=all`) three
 # times — computed (cache miss), reloaded (cache hit), and with the previous period (compare) —
 # and the explorer with F0's first three steps. Prints seconds per request as curl measures them
-# (time to the last byte, on loopback). Figures go to BENCHMARKS.md, "Served dashboards".
+# (time to the last byte, on loopback). The peer, in the same run and before the server starts:
+# `dashboard render` of all six dashboards over the same days (the static report, same queries).
+# Figures go to BENCHMARKS.md, "Served dashboards".
 # Usage: HANDZ_BIN=path/to/release/handz-analytics scripts/bench-served.sh STORE.sqlite
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +14,9 @@ source scripts/lib/server.sh
 work_run_dir bench-served
 STORE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 handz_bin
+started=$(date +%s.%N)
+"$BIN" dashboard render --db "$STORE" --out "$RUN/report" >/dev/null 2>&1
+printf '%-34s %s %.3f\n' "peer: dashboard render (6 pages)" "---" "$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')"
 keys="$RUN/keys.json"
 out=$("$BIN" keys create --keys "$keys" --scope analyst)
 id=$(sed -n 's/^key id: *//p' <<<"$out"); secret=$(sed -n 's/^secret: *//p' <<<"$out")

@@ -34,11 +34,7 @@ extension RequestSignature {
 
     /// Whether `header` signs this request under `secret`, compared in constant time.
     public static func isValid(_ header: Header, secret: [UInt8], target: Target, body: UnsafeRawBufferPointer) -> Bool {
-        let expected = signature(scheme: header.scheme, secret: secret, timestamp: header.timestamp, target: target, body: body)
-        guard expected.count == header.signature.count else { return false }
-        var difference: UInt8 = 0
-        for index in expected.indices { difference |= expected[index] ^ header.signature[index] }
-        return difference == 0
+        ConstantTime.equal(signature(scheme: header.scheme, secret: secret, timestamp: header.timestamp, target: target, body: body), header.signature)
     }
 }
 

@@ -66,7 +66,7 @@ struct DashboardRender: ParsableCommand {
     var read: ReadSource = .layer
 
     func validate() throws {
-        for (option, value) in [("--from", from), ("--to", to)] where value.map({ parseUTC($0) == nil }) ?? false {
+        for (option, value) in [("--from", from), ("--to", to)] where value.map({ TimestampFormat.milliseconds($0) == nil }) ?? false {
             throw ValidationError("\(option) must be a UTC date (2026-03-01) or ISO-8601 time")
         }
     }
@@ -78,8 +78,8 @@ struct DashboardRender: ParsableCommand {
         let store = try StoreAnalysis(path: db, catalog: catalog, source: read.source)
         let stored = try store.eventTimeRange()
         let day = EventQuery.dayMs
-        let fromMs = from.flatMap(parseUTC) ?? stored.map { $0.first - $0.first % day } ?? RangeOptions.defaultFromMs
-        let toMs = to.flatMap(parseUTC) ?? stored.map { $0.last - $0.last % day + day } ?? fromMs + day
+        let fromMs = from.flatMap(TimestampFormat.milliseconds) ?? stored.map { $0.first - $0.first % day } ?? RangeOptions.defaultFromMs
+        let toMs = to.flatMap(TimestampFormat.milliseconds) ?? stored.map { $0.last - $0.last % day + day } ?? fromMs + day
         guard fromMs < toMs else { throw ValidationError("--from must be before --to") }
         guard workers >= 1 else { throw ValidationError("--workers must be at least 1") }
         guard (toMs - fromMs) / day <= 3660 else { throw ValidationError("the range is longer than ten years; pass --from and --to") }

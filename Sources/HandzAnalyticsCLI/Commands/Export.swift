@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandzAnalyticsCore
 import HandzLake
 import HandzPostgresStore
 import HandzStore
@@ -33,8 +34,8 @@ struct Export: ParsableCommand {
         var store: String?
 
         func validate() throws {
-            guard let fromMs = parseUTC(from) else { throw ValidationError("--from must be a UTC date (2026-03-01) or ISO-8601 time") }
-            guard let toMs = parseUTC(to) else { throw ValidationError("--to must be a UTC date (2026-03-01) or ISO-8601 time") }
+            guard let fromMs = TimestampFormat.milliseconds(from) else { throw ValidationError("--from must be a UTC date (2026-03-01) or ISO-8601 time") }
+            guard let toMs = TimestampFormat.milliseconds(to) else { throw ValidationError("--to must be a UTC date (2026-03-01) or ISO-8601 time") }
             guard fromMs < toMs else { throw ValidationError("--from must be before --to") }
             try checkPostgresURL(store)
         }
@@ -51,7 +52,7 @@ struct Export: ParsableCommand {
             let exporter = LakeExporter(root: URL(fileURLWithPath: out))
             let result: Result<LakeExportSummary, any Error>
             do {
-                result = .success(try await exporter.export(from: source, receivedFromMs: parseUTC(from)!, toMs: parseUTC(to)!))
+                result = .success(try await exporter.export(from: source, receivedFromMs: TimestampFormat.milliseconds(from)!, toMs: TimestampFormat.milliseconds(to)!))
             } catch {
                 result = .failure(error)
             }

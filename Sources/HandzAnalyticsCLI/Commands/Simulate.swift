@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandzAnalyticsCore
 import HandzSynthetic
 
 /// `handz-analytics simulate --installs N --days D --seed S --out FILE.ndjson`.
@@ -36,7 +37,7 @@ struct Simulate: ParsableCommand {
     func validate() throws {
         guard installs > 0, installs <= 10_000_000 else { throw ValidationError("--installs must be 1…10,000,000") }
         guard days > 0, days <= 3_650 else { throw ValidationError("--days must be 1…3650") }
-        guard parseUTC(start) != nil else { throw ValidationError("--start must be a UTC date (2026-03-01) or ISO-8601 time") }
+        guard TimestampFormat.milliseconds(start) != nil else { throw ValidationError("--start must be a UTC date (2026-03-01) or ISO-8601 time") }
         for name in (faults ?? "").split(separator: ",") where SimulatedFault(rawValue: name.trimmingCharacters(in: .whitespaces)) == nil {
             throw ValidationError("unknown fault \(name); known: \(SimulatedFault.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -48,7 +49,7 @@ struct Simulate: ParsableCommand {
             throw CleanFailure("cannot write \(out)")
         }
         defer { try? handle.close() }
-        var simulator = JourneySimulator(catalog: catalog, options: .init(installs: installs, days: days, seed: seed, startMs: parseUTC(start)!), faults: faultSet)
+        var simulator = JourneySimulator(catalog: catalog, options: .init(installs: installs, days: days, seed: seed, startMs: TimestampFormat.milliseconds(start)!), faults: faultSet)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
         var lines = 0

@@ -15,14 +15,6 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// A UTC date (`2026-03-01`) or ISO-8601 date-time on the command line, as epoch milliseconds.
-func parseUTC(_ text: String) -> Int64? {
-    let full = text.count == 10 ? text + "T00:00:00Z" : text
-    return full.utf8CString.withUnsafeBytes { buffer in
-        TimestampFormat.parse(buffer.baseAddress!, full.utf8.count).map { $0.seconds * 1000 + Int64($0.nanoseconds / 1_000_000) }
-    }
-}
-
 /// `handz-analytics stats --db PATH [--from DATE] [--to DATE]`.
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Accepted, duplicate and rejected events (by code) over a receive-time range.")
@@ -36,14 +28,14 @@ struct Stats: ParsableCommand {
     var to: String?
 
     func validate() throws {
-        if let from, parseUTC(from) == nil { throw ValidationError("--from must be a UTC date (2026-03-01) or ISO-8601 time") }
-        if let to, parseUTC(to) == nil { throw ValidationError("--to must be a UTC date (2026-03-01) or ISO-8601 time") }
+        if let from, TimestampFormat.milliseconds(from) == nil { throw ValidationError("--from must be a UTC date (2026-03-01) or ISO-8601 time") }
+        if let to, TimestampFormat.milliseconds(to) == nil { throw ValidationError("--to must be a UTC date (2026-03-01) or ISO-8601 time") }
     }
 
     func run() throws {
         let opened = try store.open()
         defer { opened.closeNow() }
-        let stats = try opened.stats(fromMs: from.flatMap(parseUTC) ?? .min, toMs: to.flatMap(parseUTC) ?? .max)
+        let stats = try opened.stats(fromMs: from.flatMap(TimestampFormat.milliseconds) ?? .min, toMs: to.flatMap(TimestampFormat.milliseconds) ?? .max)
         var json = JSONText()
         json.beginObject()
         json.field("requests", stats.requests)

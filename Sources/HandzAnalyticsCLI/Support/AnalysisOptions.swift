@@ -20,11 +20,11 @@ struct RangeOptions: ParsableArguments {
     @Option(help: "Who is counted: install (default) or user (installs resolved to their user_id).")
     var actor: ActorKind = .install
 
-    var fromMs: Int64 { from.flatMap(parseUTC) ?? Self.defaultFromMs }
-    var toMs: Int64 { to.flatMap(parseUTC) ?? Self.defaultToMs }
+    var fromMs: Int64 { from.flatMap(TimestampFormat.milliseconds) ?? Self.defaultFromMs }
+    var toMs: Int64 { to.flatMap(TimestampFormat.milliseconds) ?? Self.defaultToMs }
 
     func validate() throws {
-        for (option, value) in [("--from", from), ("--to", to)] where value.map({ parseUTC($0) == nil }) ?? false {
+        for (option, value) in [("--from", from), ("--to", to)] where value.map({ TimestampFormat.milliseconds($0) == nil }) ?? false {
             throw ValidationError("\(option) must be a UTC date (2026-03-01) or ISO-8601 time")
         }
         guard fromMs < toMs else { throw ValidationError("--from must be before --to") }
@@ -54,20 +54,20 @@ struct FunnelOptions: ParsableArguments {
     var breakdown: String?
 
     func validate() throws {
-        if let window, (parseDuration(window) ?? 0) <= 0 { throw ValidationError("--window must be a positive duration like 24h or 7d") }
+        if let window, (DurationText.seconds(window) ?? 0) <= 0 { throw ValidationError("--window must be a positive duration like 24h or 7d") }
         guard (name == nil) != (steps == nil) else { throw ValidationError("name a catalog funnel or give --steps, not both") }
     }
 
     func query(_ catalog: Catalog) throws -> FunnelQuery {
         let funnel: FunnelDefinition
         if let steps {
-            funnel = try usage { try AdHocFunnel.definition(steps, windowSeconds: window.flatMap(parseDuration) ?? AdHocFunnel.defaultWindowSeconds, catalog: catalog) }
+            funnel = try usage { try AdHocFunnel.definition(steps, windowSeconds: window.flatMap(DurationText.seconds) ?? AdHocFunnel.defaultWindowSeconds, catalog: catalog) }
         } else if let found = catalog.funnels.first(where: { $0.id == name }) {
             funnel = found
         } else {
             throw ValidationError("no funnel \(name ?? ""); the catalog defines \(catalog.funnels.map(\.id).joined(separator: ", "))")
         }
-        return FunnelQuery(funnel: funnel, fromMs: range.fromMs, toMs: range.toMs, windowMs: window.flatMap(parseDuration).map { $0 * 1000 },
+        return FunnelQuery(funnel: funnel, fromMs: range.fromMs, toMs: range.toMs, windowMs: window.flatMap(DurationText.seconds).map { $0 * 1000 },
                            actor: range.actor, breakdown: breakdown)
     }
 }

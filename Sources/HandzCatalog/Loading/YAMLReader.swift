@@ -1,3 +1,4 @@
+import HandzAnalyticsCore
 import Yams
 
 /// Reads Yams nodes into plain values, recording a `CatalogProblem` (with file and line) for
@@ -95,7 +96,7 @@ struct YAMLReader {
     /// `30s`, `15m`, `24h`, `7d` → seconds (exact durations, never calendar arithmetic).
     mutating func duration(_ node: Node?, _ context: String) -> Int64? {
         guard let text = string(node, context) else { return nil }
-        guard let seconds = parseDuration(text) else {
+        guard let seconds = DurationText.seconds(text) else {
             problem(node, "\(context) must be a duration like 24h or 7d")
             return nil
         }
@@ -103,11 +104,3 @@ struct YAMLReader {
     }
 }
 
-/// `30s`, `15m`, `24h`, `7d`, `2w` → seconds; nil when not a duration.
-public func parseDuration(_ text: String) -> Int64? {
-    guard let unit = text.last, let amount = Int64(text.dropLast()), amount >= 0 else { return nil }
-    let multipliers: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
-    guard let multiplier = multipliers[unit] else { return nil }
-    let (seconds, overflow) = amount.multipliedReportingOverflow(by: multiplier)
-    return overflow ? nil : seconds
-}

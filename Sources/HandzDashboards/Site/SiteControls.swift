@@ -116,17 +116,10 @@ public struct SiteControls: Sendable, Hashable {
         return controls
     }
 
-    /// `2026-03-01` → epoch ms of that UTC midnight; nil unless exactly a valid date of that form.
+    /// `2026-03-01` → epoch ms of that UTC midnight; nil unless exactly a real date of that form
+    /// (2000–2099, as event times).
     static func day(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D,
-              bytes.enumerated().allSatisfy({ [4, 7].contains($0.offset) || (0x30...0x39).contains($0.element) }),
-              let year = Int(text.prefix(4)), let month = Int(text.dropFirst(5).prefix(2)), let dayOfMonth = Int(text.suffix(2)),
-              (1...12).contains(month), dayOfMonth >= 1, year >= 1970 else { return nil }
-        let days = TimestampFormat.daysFromCivil(year: year, month: month, day: dayOfMonth)
-        // Round-trip: 2026-02-30 is not a date.
-        guard TimestampFormat.civilFromDays(days) == (year, month, dayOfMonth) else { return nil }
-        return Int64(days) * dayMs
+        text.utf8.count == 10 ? TimestampFormat.milliseconds(text) : nil
     }
 
     /// The range these controls show, given the first and last stored event times (nil: an
@@ -157,24 +150,17 @@ public struct SiteControls: Sendable, Hashable {
         if compare { items.append(("compare", "previous")) }
         if let breakdown = panel.breakdown { items.append(("breakdown", breakdown)) }
         if panel.actor != .install { items.append(("actor", panel.actor.rawValue)) }
-        if let window = panel.windowSeconds { items.append(("window", Self.windowText(window))) }
+        if let window = panel.windowSeconds { items.append(("window", DurationText.text(seconds: window))) }
         if let steps { items.append(("steps", steps)) }
         return items.map { "\($0.0)=\(Self.percentEncoded($0.1))" }.joined(separator: "&")
     }
 
-    /// `30s`, `15m`, `24h`, `7d`, `2w` → seconds (a positive amount of at most 7 digits); nil
-    /// for anything else.
+    /// A window the controls take: ``DurationText`` of at most 8 characters, digits then a unit,
+    /// more than zero.
     static func windowSeconds(_ text: String) -> Int64? {
-        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800]
-        guard let unit = text.last, let size = units[unit], (2...8).contains(text.utf8.count),
-              text.utf8.dropLast().allSatisfy({ (0x30...0x39).contains($0) }), let amount = Int64(text.dropLast()), amount > 0 else { return nil }
-        return amount * size
-    }
-
-    /// `7d`, `48h`, `90m` or `3600s`: the largest unit that divides the window.
-    public static func windowText(_ seconds: Int64) -> String {
-        for (unit, size) in [("d", Int64(86_400)), ("h", 3_600), ("m", 60)] where seconds % size == 0 { return "\(seconds / size)\(unit)" }
-        return "\(seconds)s"
+        guard text.utf8.count <= 8, text.utf8.dropLast().allSatisfy({ (0x30...0x39).contains($0) }),
+              let seconds = DurationText.seconds(text), seconds > 0 else { return nil }
+        return seconds
     }
 
     /// Percent-encodes everything but unreserved characters (RFC 3986) and the funnel text's

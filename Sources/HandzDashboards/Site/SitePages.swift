@@ -174,7 +174,7 @@ public enum SitePages {
         out += "<label for=\"actor\">Count <select id=\"actor\" name=\"actor\">"
         for actor in ActorKind.allCases { out += "<option value=\"\(actor.rawValue)\"\(actor == controls.panel.actor ? " selected" : "")>\(actor == .user ? "users (signed in)" : "installs")</option>" }
         out += "</select></label>\n"
-        out += "<label for=\"window\">Funnel window <input id=\"window\" name=\"window\" size=\"6\" maxlength=\"8\" placeholder=\"own\" value=\"\(controls.panel.windowSeconds.map(SiteControls.windowText) ?? "")\"></label>\n"
+        out += "<label for=\"window\">Funnel window <input id=\"window\" name=\"window\" size=\"6\" maxlength=\"8\" placeholder=\"own\" value=\"\(controls.panel.windowSeconds.map { DurationText.text(seconds: $0) } ?? "")\"></label>\n"
         return out + "<button id=\"\(submit.id)\" type=\"submit\">\(HTML.escape(submit.label))</button>\n</form>\n"
     }
 

@@ -37,7 +37,7 @@ final class AnalystSessions: Sendable {
     /// cannot), revoked, or unknown is refused the same way.
     func signIn(keyID: String, secretHex: String, now: Date = Date()) -> String? {
         guard IngestionKey.isValidID(keyID), let key = keys.key(id: keyID, now: now), key.isActive, Set(key.scopes) == [.analyst],
-              let given = Hex.decode(secretHex), Self.constantTimeEqual(given, key.secret) else { return nil }
+              key.hasValidSecret, let given = Hex.decode(secretHex), ConstantTime.equal(given, key.secret) else { return nil }
         var random = SystemRandomNumberGenerator()
         let token = Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &random) })
         sessions.withLock { sessions in
@@ -82,13 +82,6 @@ final class AnalystSessions: Sendable {
             state.count += 1
             return state.count <= Self.failuresPerMinute
         }
-    }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count, !a.isEmpty else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 
     /// The session token in a `Cookie` header, if any.

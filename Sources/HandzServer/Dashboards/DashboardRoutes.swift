@@ -57,7 +57,7 @@ enum DashboardRoutes {
     static let fetchSite = HTTPField.Name("Sec-Fetch-Site")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
 
-    static func respond(_ page: DashboardSite.SitePage) -> Response {
+    static func respond(_ page: DashboardSite.SiteAnswer) -> Response {
         var headers = IngestRouter.fields(securityHeaders + page.headers)
         if !page.html.isEmpty { headers[.contentType] = "text/html; charset=utf-8" }
         return Response(status: .init(code: page.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: page.html)))

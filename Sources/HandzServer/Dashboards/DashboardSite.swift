@@ -14,7 +14,7 @@ import Logging
 /// rendered on request by the report's renderer from ``DashboardRunner`` — the same panel →
 /// query path as `dashboard render`, `sql panel` and the Grafana export (``PanelQuery``).
 ///
-/// HTTP-free: each handler takes what it needs from the request and returns a ``SitePage``;
+/// HTTP-free: each handler takes what it needs from the request and returns a ``SiteAnswer``;
 /// ``DashboardRoutes`` is the Hummingbird glue. Pages are read-only: the only writes a render
 /// causes are the analytical layer's catch-up, which any query on the store does.
 final class DashboardSite: Sendable {
@@ -45,15 +45,15 @@ final class DashboardSite: Sendable {
         self.workers = workers
     }
 
-    /// One answer: a status, extra headers (the security headers are added by the routes) and
-    /// an HTML body.
-    struct SitePage: Sendable {
+    /// One answer to a request: a status, extra headers (the security headers are added by the
+    /// routes) and an HTML body drawn by ``SitePages``.
+    struct SiteAnswer: Sendable {
         var status: Int
         var headers: [(String, String)] = []
         var html: String = ""
 
-        static func redirect(_ location: String, headers: [(String, String)] = []) -> SitePage {
-            SitePage(status: 303, headers: [("Location", location)] + headers)
+        static func redirect(_ location: String, headers: [(String, String)] = []) -> SiteAnswer {
+            SiteAnswer(status: 303, headers: [("Location", location)] + headers)
         }
     }
 
@@ -63,9 +63,9 @@ final class DashboardSite: Sendable {
 
     /// `POST /dashboards/login`. `origin` and `fetchSite` are the request's `Origin` and
     /// `Sec-Fetch-Site` headers; `host` its `Host`: a cross-site form post is refused (CSRF).
-    func signIn(body: [UInt8], origin: String?, fetchSite: String?, host: String?, secure: Bool) -> SitePage {
+    func signIn(body: [UInt8], origin: String?, fetchSite: String?, host: String?, secure: Bool) -> SiteAnswer {
         guard Self.sameOrigin(origin: origin, fetchSite: fetchSite, host: host) else {
-            return SitePage(status: 403, html: SitePages.error(title: "Refused", message: "A sign-in must come from this server's own page.", signedIn: false))
+            return SiteAnswer(status: 403, html: SitePages.error(title: "Refused", message: "A sign-in must come from this server's own page.", signedIn: false))
         }
         let fields = String(validating: body, as: UTF8.self).flatMap(FormFields.pairs) ?? []
         let keyID = fields.first { $0.name == "key_id" }?.value ?? ""
@@ -74,9 +74,9 @@ final class DashboardSite: Sendable {
             // Past the minute's allowance of failures, 429: it only spares the server's time (a
             // 256-bit secret is not guessed), and the right credentials still sign in.
             guard sessions.noteFailure() else {
-                return SitePage(status: 429, headers: [("Retry-After", "60")], html: SitePages.login(error: "Too many failed sign-ins; wait a minute."))
+                return SiteAnswer(status: 429, headers: [("Retry-After", "60")], html: SitePages.login(error: "Too many failed sign-ins; wait a minute."))
             }
-            return SitePage(status: 401, html: SitePages.login(error: "That is not an active analyst key and its secret."))
+            return SiteAnswer(status: 401, html: SitePages.login(error: "That is not an active analyst key and its secret."))
         }
         let cookie = "\(AnalystSessions.cookieName)=\(token); Path=\(SitePages.root); HttpOnly; SameSite=Strict; Max-Age=\(Int(AnalystSessions.lifetimeSeconds))"
             + (secure ? "; Secure" : "")
@@ -84,9 +84,9 @@ final class DashboardSite: Sendable {
     }
 
     /// `POST /dashboards/logout`.
-    func signOut(cookie: String?, origin: String?, fetchSite: String?, host: String?) -> SitePage {
+    func signOut(cookie: String?, origin: String?, fetchSite: String?, host: String?) -> SiteAnswer {
         guard Self.sameOrigin(origin: origin, fetchSite: fetchSite, host: host) else {
-            return SitePage(status: 403, html: SitePages.error(title: "Refused", message: "Signing out must come from this server's own page.", signedIn: false))
+            return SiteAnswer(status: 403, html: SitePages.error(title: "Refused", message: "Signing out must come from this server's own page.", signedIn: false))
         }
         if let token = AnalystSessions.token(cookieHeader: cookie) { sessions.end(token: token) }
         return .redirect(Self.signInPage, headers: [("Set-Cookie", "\(AnalystSessions.cookieName)=; Path=\(SitePages.root); HttpOnly; SameSite=Strict; Max-Age=0")])
@@ -113,7 +113,7 @@ final class DashboardSite: Sendable {
 
     /// A GET of a page: the sign-in check, then the controls, then the page (cached when its
     /// range has ended).
-    func page(_ route: Route, query: String, cookie: String?) async -> SitePage {
+    func page(_ route: Route, query: String, cookie: String?) async -> SiteAnswer {
         guard let token = AnalystSessions.token(cookieHeader: cookie), sessions.keyID(token: token) != nil else {
             return .redirect(Self.signInPage)
         }
@@ -123,17 +123,17 @@ final class DashboardSite: Sendable {
             controls = try SiteControls.parse(items, breakdowns: breakdowns, catalog: catalog, explorer: { if case .explorer = route { true } else { false } }())
         } catch {
             if case .explorer = route, case .funnel = error {
-                return SitePage(status: 400, html: SitePages.explorer(catalog: catalog, controls: SiteControls(), breakdowns: breakdowns, range: (0, 0),
+                return SiteAnswer(status: 400, html: SitePages.explorer(catalog: catalog, controls: SiteControls(), breakdowns: breakdowns, range: (0, 0),
                                                                       report: nil, previous: nil, refusal: error.description, provenance: nil))
             }
             return refused(error)
         }
         switch route {
         case .index:
-            return SitePage(status: 200, html: SitePages.index(dashboards, controls: controls))
+            return SiteAnswer(status: 200, html: SitePages.index(dashboards, controls: controls))
         case .dashboard(let id):
             guard let dashboard = dashboards.first(where: { $0.id == id }) else {
-                return SitePage(status: 404, html: SitePages.error(title: "Not found", message: "There is no dashboard at this address.", signedIn: true))
+                return SiteAnswer(status: 404, html: SitePages.error(title: "Not found", message: "There is no dashboard at this address.", signedIn: true))
             }
             return await rendered(key: "d/\(dashboard.id)", controls: controls) { range, previous, lagRows in
                 try self.dashboardPage(dashboard, controls: controls, range: range, previous: previous, lagRows: lagRows)
@@ -142,7 +142,7 @@ final class DashboardSite: Sendable {
             // Step pickers become the text form in the address, so the view can be bookmarked.
             if items.contains(where: { $0.name == "step" }) { return .redirect(SitePages.root + "/explore?" + controls.query) }
             guard controls.steps != nil else {
-                return SitePage(status: 200, html: SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: (0, 0),
+                return SiteAnswer(status: 200, html: SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: (0, 0),
                                                                       report: nil, previous: nil, refusal: nil, provenance: nil))
             }
             return await rendered(key: "explore", controls: controls) { range, previous, lagRows in
@@ -151,8 +151,8 @@ final class DashboardSite: Sendable {
         }
     }
 
-    func refused(_ refusal: SiteRefusal) -> SitePage {
-        SitePage(status: 400, html: SitePages.error(title: "Bad request", message: refusal.description, signedIn: true))
+    func refused(_ refusal: SiteRefusal) -> SiteAnswer {
+        SiteAnswer(status: 400, html: SitePages.error(title: "Bad request", message: refusal.description, signedIn: true))
     }
 
     /// What a page needs before it is drawn: its range, the previous period, its cache key, and
@@ -185,27 +185,27 @@ final class DashboardSite: Sendable {
     /// server's event loops: folds the layer once, then draws the page (and caches it when it
     /// may).
     func rendered(key: String, controls: SiteControls,
-                  render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?, Int64) throws -> String) async -> SitePage {
+                  render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?, Int64) throws -> String) async -> SiteAnswer {
         // A reload of an unchanged store: no gate, no write lock.
         if case .success(let probe) = await Self.offLoop({ try self.probe(key: key, controls: controls) }), probe.cacheable,
            let html = cache.page(probe.cacheKey) {
-            return SitePage(status: 200, headers: [("X-Handz-Cache", "hit")], html: html)
+            return SiteAnswer(status: 200, headers: [("X-Handz-Cache", "hit")], html: html)
         }
         guard await gate.enter() else {
-            return SitePage(status: 503, headers: [("Retry-After", "5")], html: SitePages.error(title: "Busy", message: "Other pages are being computed; try again in a few seconds.", signedIn: true))
+            return SiteAnswer(status: 503, headers: [("Retry-After", "5")], html: SitePages.error(title: "Busy", message: "Other pages are being computed; try again in a few seconds.", signedIn: true))
         }
         let path = databasePath
-        let outcome: Result<SitePage, Error> = await Self.offLoop { [self] in
+        let outcome: Result<SiteAnswer, Error> = await Self.offLoop { [self] in
             // Fold what the writer has not yet, once for the page. When the endpoint holds the
             // write lock longer than SQLite's busy timeout (a retention pass on a large store), the
             // page reads the layer as it is and says how many events it leaves out.
             _ = try? SQLiteEventStore.prepareForQueries(path: path)
             let probe = try probe(key: key, controls: controls)
             // Another request may have drawn it while this one waited at the gate.
-            if probe.cacheable, let html = cache.page(probe.cacheKey) { return SitePage(status: 200, headers: [("X-Handz-Cache", "hit")], html: html) }
+            if probe.cacheable, let html = cache.page(probe.cacheKey) { return SiteAnswer(status: 200, headers: [("X-Handz-Cache", "hit")], html: html) }
             let html = try render(probe.range, probe.previous, probe.lagRows)
             if probe.cacheable { cache.store(probe.cacheKey, html) }
-            return SitePage(status: 200, headers: [("X-Handz-Cache", probe.cacheable ? "miss" : "live")], html: html)
+            return SiteAnswer(status: 200, headers: [("X-Handz-Cache", probe.cacheable ? "miss" : "live")], html: html)
         }
         await gate.leave()
         switch outcome {
@@ -214,7 +214,7 @@ final class DashboardSite: Sendable {
             if let refusal = error as? SiteRefusal { return refused(refusal) }
             // Never the error's text: it could quote SQL or a path. The log has its type.
             logger.error("a dashboard page could not be computed", metadata: ["error_type": "\(type(of: error))"])
-            return SitePage(status: 500, html: SitePages.error(title: "Could not compute the page", message: "The store could not be read for this page (\(String(describing: type(of: error))))",
+            return SiteAnswer(status: 500, html: SitePages.error(title: "Could not compute the page", message: "The store could not be read for this page (\(String(describing: type(of: error))))",
                                                                signedIn: true))
         }
     }
