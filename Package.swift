@@ -206,7 +206,7 @@ let package = Package(
         .testTarget(name: "HandzQATests", dependencies: ["HandzQA", "HandzCatalog", "HandzSynthetic", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(
             name: "HandzDashboardsTests",
-            dependencies: ["HandzDashboards", "HandzAnalysis", "HandzCatalog", "HandzStore", "HandzIngest", "HandzSynthetic", "HandzTestSupport"]
+            dependencies: ["HandzDashboards", "HandzAnalysis", "HandzCatalog", "HandzSQLite", "HandzStore", "HandzIngest", "HandzSynthetic", "HandzTestSupport"]
         ),
         .testTarget(
             name: "HandzIngestTests",

@@ -3,6 +3,7 @@ import HandzAnalysis
 import HandzAnalyticsCore
 @testable import HandzDashboards
 import HandzQuery
+import HandzSQLite
 import HandzTestSupport
 import Testing
 
@@ -63,5 +64,22 @@ import Testing
                 #expect(section.contains("class=\"previous\""), "\(dashboard.id)/\(panel.id) shows no previous period")
             }
         }
+    }
+}
+
+/// The lag a served page reports (and that keeps it out of the cache) is the log's, read on a
+/// query connection whose unqualified `events` is the layer's view.
+@Suite struct ServedLagTests {
+    @Test("a query connection reports the log rows the layer has not folded, and none once folded")
+    func lagOnAQueryConnection() throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("handz-lag-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        // Opening for queries folds everything first.
+        _ = try SimulatedDashboards.shared.analysis()
+        // A consistent copy, whatever the shared store's WAL holds.
+        try SQLiteDatabase(path: SimulatedDashboards.shared.path, readOnly: true).execute("VACUUM INTO '\(copy)'")
+        #expect(try StoreAnalysis(path: copy, catalog: RepositoryCatalog.catalog, catchUp: false).layerLag() == 0)
+        try SQLiteDatabase(path: copy).execute("UPDATE analytic_state SET value = value - 5 WHERE key = 'folded_through_rowid'")
+        #expect(try StoreAnalysis(path: copy, catalog: RepositoryCatalog.catalog, catchUp: false).layerLag() == 5)
     }
 }

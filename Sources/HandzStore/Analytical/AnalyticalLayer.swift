@@ -34,12 +34,13 @@ public enum AnalyticalLayer {
 
     /// The log's last rowid folded into the layer.
     public static func watermark(_ database: SQLiteDatabase) throws -> Int64 {
-        try database.scalar("SELECT value FROM analytic_state WHERE key = 'folded_through_rowid'") ?? 0
+        try database.scalar("SELECT value FROM main.analytic_state WHERE key = 'folded_through_rowid'") ?? 0
     }
 
     /// Log rows not yet in the layer (by rowid; an upper bound when rows were deleted since).
+    /// `main.` by name: on a query connection an unqualified `events` is the layer's view.
     public static func lag(_ database: SQLiteDatabase) throws -> Int64 {
-        let last = try database.scalar("SELECT COALESCE(MAX(rowid), 0) FROM events") ?? 0
+        let last = try database.scalar("SELECT COALESCE(MAX(rowid), 0) FROM main.events") ?? 0
         return max(0, last - (try watermark(database)))
     }
 
