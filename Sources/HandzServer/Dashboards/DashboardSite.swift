@@ -200,6 +200,9 @@ final class DashboardSite: Sendable {
             // write lock longer than SQLite's busy timeout (a retention pass on a large store), the
             // page reads the layer as it is and says how many events it leaves out.
             _ = try? SQLiteEventStore.prepareForQueries(path: path)
+            // Looked at again after the fold: reusing the first look saves a few milliseconds, but a
+            // commit in between (the fold's, the endpoint's) would file the page under a stale
+            // version, and the next reload would miss (measured: BENCHMARKS, "Served dashboards").
             let probe = try probe(key: key, controls: controls)
             // Another request may have drawn it while this one waited at the gate.
             if probe.cacheable, let html = cache.page(probe.cacheKey) { return SiteAnswer(status: 200, headers: [("X-Handz-Cache", "hit")], html: html) }
