@@ -27,6 +27,8 @@ final class DashboardSite: Sendable {
     let breakdowns: [String]
     let sessions: AnalystSessions
     let cache = PageCache(capacity: 32)
+    /// ``catalogVersions(_:_:)`` per range and store version.
+    let versionsByRange = Locked<[String: [String]]>([:])
     let gate = RenderGate(maximumWaiting: 8)
     let version: StoreVersion
     let workers: Int
@@ -227,8 +229,10 @@ final class DashboardSite: Sendable {
         let started = ContinuousClock.now
         var data = try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: range.fromMs, toMs: range.toMs,
                                            controls: controls.panel, workers: workers, catchUp: false)[0]
-        let versions = try StoreAnalysis(path: databasePath, catalog: catalog, catchUp: false).catalogVersions(fromMs: range.fromMs, toMs: range.toMs)
-        data.addFunnelNotes { self.availability.notes(for: $0, dataVersions: versions) }
+        if dashboard.panels.contains(where: { $0.sources.contains { if case .funnel = $0.kind { true } else { false } } }) {
+            let versions = try catalogVersions(StoreAnalysis(path: databasePath, catalog: catalog, catchUp: false), range)
+            data.addFunnelNotes { self.availability.notes(for: $0, dataVersions: versions) }
+        }
         let before = try previous.map {
             try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: $0.fromMs, toMs: $0.toMs, controls: controls.panel,
                                     workers: workers, catchUp: false)[0]
@@ -254,10 +258,24 @@ final class DashboardSite: Sendable {
         }
         let report = try store.funnel(query(range.fromMs, range.toMs))
         let before = try previous.map { try store.funnel(query($0.fromMs, $0.toMs)) }
-        let versions = try store.catalogVersions(fromMs: range.fromMs, toMs: range.toMs)
+        let versions = try catalogVersions(store, range)
         return SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: range, report: report, previous: before,
                                   refusal: nil, provenance: provenance(since: started, lagRows: lagRows),
                                   notes: availability.notes(for: funnel, dataVersions: versions))
+    }
+
+    /// The catalog versions of the events in `range`, for the funnel notes: reading them scans the
+    /// range (4 s at 100,000 installs × 30 days), so they are kept per range and store version —
+    /// every funnel page and explorer run over the same days shares one read.
+    func catalogVersions(_ store: StoreAnalysis, _ range: (fromMs: Int64, toMs: Int64)) throws -> [String] {
+        let key = "\(range.fromMs)-\(range.toMs)@\(try version.current())"
+        if let known = versionsByRange.withLock({ $0[key] }) { return known }
+        let versions = try store.catalogVersions(fromMs: range.fromMs, toMs: range.toMs)
+        versionsByRange.withLock { known in
+            if known.count >= 16 { known.removeAll() }
+            known[key] = versions
+        }
+        return versions
     }
 
     func provenance(since started: ContinuousClock.Instant, lagRows: Int64) -> SitePages.Provenance {
