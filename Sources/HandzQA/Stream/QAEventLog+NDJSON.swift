@@ -39,7 +39,7 @@ extension QAEventLog {
     }
 
     private mutating func readLine(_ line: UnsafeRawBufferPointer, base: Int) throws(QAInputError) {
-        var reader = FlatJSONReader(line)
+        var reader = JSONObjectReader(line)
         var eventName: Int32?, eventTime: Int64?, eventID: (UInt64, UInt64)?, installID: Int32?, sessionID: Int32?
         do {
             var first = try reader.beginObject()
@@ -101,7 +101,7 @@ extension QAEventLog {
     }
 
     /// Stores a slotted value read from JSON (another JSON type than the catalog's stays missing).
-    mutating func store(_ slot: Int, _ value: FlatJSONReader.Value, base: Int) {
+    mutating func store(_ slot: Int, _ value: JSONObjectReader.Value, base: Int) {
         let stored: Int64
         switch (value, slots.slots[slot].type) {
         case (.string(let bytes), .string): stored = Int64(values.intern(bytes))

@@ -59,7 +59,7 @@ public struct QAEventLog: Sendable {
             default: break
             }
         }
-        var reader = FlatJSONReader(propertiesJSON)
+        var reader = JSONObjectReader(propertiesJSON)
         do {
             var first = try reader.beginObject()
             while let key = try reader.nextKey(&first) {
