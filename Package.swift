@@ -23,7 +23,8 @@ let package = Package(
     // SwiftPM resolves a package only when an enabled trait uses it. This package's own builds
     // enable both (the default); an app adds it with `traits: []` (client only: swift-crypto and
     // swift-asn1 are resolved, and linked on Linux only — Apple platforms use CryptoKit) or
-    // `traits: ["Tools"]` (client and the lint plugin). SwiftPM 6.2 or later prunes this way. README "Instrument an iOS app"; examples/ConsumerApp holds it to the budget.
+    // `traits: ["Tools"]` (client and the lint plugin). SwiftPM 6.2 or later prunes this way (HandzAnalyticsClient docs,
+    // "The first hour"); examples/ConsumerApp holds it to the budget.
     traits: [
         .trait(name: "Tools", description: "The catalog tools and the build-time lint: Yams, swift-syntax, swift-argument-parser."),
         .trait(name: "Server", description: "The ingestion server, the stores and the CLI: Hummingbird, SwiftNIO, PostgresNIO, metrics, logging.", enabledTraits: ["Tools"]),
@@ -31,6 +32,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `swift package generate-documentation`: the DocC catalogs in Sources/*/*.docc
+        // (scripts/docs.sh). No target depends on it, so an app never resolves it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         // The build-time lint parses Swift with the compiler's own parser.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's deployment guide ("Past one machine"), followed step by step on loopback, and its
-# proofs (issue 8):
+# The deployment guide (HandzServer docs, "Past one machine"), followed step by step on loopback,
+# and its proofs (issue 8):
 #   1. two ingest nodes share one PostgreSQL store; a load generator spreads signed batches over
 #      both, sends some batches twice to different nodes, and one node is killed with kill -9
 #      mid-load and started again — afterwards every acknowledged event is stored exactly once;

@@ -10,9 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-# Packages an app that uses only the client resolves, besides this one (README "Instrument an
-# iOS app"): swift-crypto and swift-asn1 on Linux. Apple platforms use CryptoKit, but SwiftPM
-# resolves platform-conditioned packages everywhere, so the figure is the same there.
+# Packages an app that uses only the client resolves, besides this one (HandzAnalyticsClient
+# docs, "The first hour"): swift-crypto and swift-asn1 on Linux. Apple platforms use CryptoKit,
+# but SwiftPM resolves platform-conditioned packages everywhere, so the figure is the same there.
 BUDGET=2
 source scripts/lib/workdir.sh
 source scripts/lib/server.sh

@@ -25,8 +25,12 @@ echo "== swift build"
 swift build
 echo "== catalog lint"
 swift run handz-analytics catalog lint
-echo "== swift test"
-swift test
+echo "== the README's module map matches Package.swift"
+scripts/module-map.sh --check
+echo "== swift test, instrumented for line coverage (its own build directory: the scripts below use .build's binaries)"
+swift test --enable-code-coverage --scratch-path .build-cov
+echo "== the DocC catalogs (Sources/*/*.docc) build with swift-docc-plugin, warnings and broken links as errors"
+scripts/docs.sh
 echo "== the parsers that read attacker bytes, fuzzed (libFuzzer, 45 s each; FUZZING.md)"
 scripts/fuzz.sh 45
 echo "== JSON Schema export agrees with the validator"
@@ -43,4 +47,6 @@ echo "== the dashboards served live by serve, in Chromium through chromium-drive
 scripts/check-served-dashboards.sh
 echo "== two ingest nodes on one PostgreSQL store (kill -9 mid-load: exactly once), key rotation, the lake on Spark, ClickHouse and DuckDB"
 scripts/check-cluster.sh
+echo "== line coverage per module (swift test above; floors in scripts/coverage.sh)"
+scripts/coverage.sh .build-cov
 echo "== all tests passed"

@@ -5,7 +5,7 @@ import HandzAnalyticsCore
 /// titles and notes from `dashboards/`, catalog values in tables, labels in SVG.
 public enum HTML {
     /// Escapes markup characters (and characters XML cannot carry) so text stays text in element
-    /// content and in quoted attributes: ``MarkupText/escaped(_:)``.
+    /// content and in quoted attributes: `MarkupText/escaped(_:)`.
     public static func escape(_ text: String) -> String { MarkupText.escaped(text) }
 
     /// A slug safe for ids and file names: `[a-z0-9_-]`, anything else as `-`.

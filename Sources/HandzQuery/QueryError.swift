@@ -15,7 +15,7 @@ public enum QueryError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidRange(String)
     /// A window that is not positive.
     case invalidWindow
-    /// A funnel with fewer than 2 or more than ``FunnelDefinition/maxSteps`` steps (the chain
+    /// A funnel with fewer than 2 or more than `FunnelDefinition/maxSteps` steps (the chain
     /// walk and the ClickHouse SQL keep an event's steps as bits of a 32-bit mask).
     case invalidFunnel(String)
     /// The lake source with a dialect that cannot read it (``EventSource/lakeDialects``).

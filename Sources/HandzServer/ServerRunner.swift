@@ -43,7 +43,7 @@ public struct ServerOptions: Sendable {
     public var metricsPlacement: MetricsPlacement?
     /// The clients' settings served at `GET /v1/client-config` (a JSON file), or the defaults.
     public var clientConfigPath: String?
-    /// Roll the event lake into this directory while serving (``LakeExportService``).
+    /// Roll the event lake into this directory while serving (`LakeExportService`).
     public var lakeDirectory: String?
     /// Seconds between lake export ticks.
     public var lakeIntervalSeconds = 300

@@ -3,7 +3,7 @@ import HandzSynthetic
 import Testing
 
 /// Event ids sort in emission order on one device (RFC 9562 §6.2), which the server's tie-break by
-/// event_id relies on (README, "Funnel semantics").
+/// event_id relies on (HandzQuery docs, "Funnel semantics").
 @Suite struct MonotonicUUIDv7Tests {
     @Test("100,000 ids in one millisecond, in a tight loop, strictly increase and stay valid v7 ids of that millisecond")
     func sameMillisecond() {

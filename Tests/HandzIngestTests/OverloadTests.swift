@@ -4,10 +4,10 @@ import HandzTestSupport
 import Testing
 
 /// The server driven far past its capacity (issue 18 §7): it sheds load with 429 and
-/// `Retry-After` instead of queueing without bound, its resident memory stays under the bound the
-/// README documents ("Operations", Overload), and every event it acknowledged is stored — exactly
-/// those, nothing from a refused batch. Against the real `handz-analytics serve`; bounded in
-/// requests and time.
+/// `Retry-After` instead of queueing without bound, its resident memory stays under the
+/// documented bound (HandzServer docs, "Operations", Overload), and every event it acknowledged is
+/// stored — exactly those, nothing from a refused batch. Against the real `handz-analytics serve`;
+/// bounded in requests and time.
 @Suite(.serialized) struct OverloadTests {
     /// Processing slots for this run: small, so 64 concurrent senders are 32 times the capacity.
     static let slots = 2
@@ -61,8 +61,8 @@ import Testing
         #expect(shed.allSatisfy { Int($0.retryAfter ?? "") ?? 0 >= 1 }, "every refusal says when to come back")
         #expect(ok.allSatisfy { $0.accepted == Self.eventsPerBatch })
 
-        // The documented bound (README, Operations): 128 MiB for the process itself with its
-        // connections, plus per processing slot the body as sent (1 MiB) and twice the
+        // The documented bound (HandzServer docs, "Operations"): 128 MiB for the process itself
+        // with its connections, plus per processing slot the body as sent (1 MiB) and twice the
         // decompressed limit (5 MiB: the decompressed body and the events packed for the store).
         let bound = (128 + Self.slots * (1 + 2 * 5)) << 20
         let refusals = Dictionary(grouping: shed, by: \.status).mapValues(\.count).sorted { $0.key < $1.key }

@@ -3,10 +3,10 @@ import HandzSigning
 import HandzTestSupport
 import Testing
 
-/// The published HZ2 test vectors (`docs/signature-vectors.json`, README "Signed requests") hold
-/// for every signer this project ships: the Swift signer the client and tools use, the server's
-/// verifier, `scripts/sign-request.sh` (openssl) and the README's Python signer — so a client
-/// written from the README can check itself before its first request.
+/// The published HZ2 test vectors (`docs/signature-vectors.json`, HandzServer docs, "Signed requests")
+/// hold for every signer this project ships: the Swift signer the client and tools use, the server's
+/// verifier, `scripts/sign-request.sh` (openssl) and the signing guide's Python signer — so a client
+/// written from the guide can check itself before its first request.
 @Suite struct SignatureVectorTests {
     struct Vector: Decodable {
         var name: String
@@ -89,11 +89,11 @@ import Testing
         }
     }
 
-    @Test("the README's Python signer reproduces every vector")
+    @Test("the signing guide's Python signer reproduces every vector")
     func pythonSigner() throws {
-        let readme = try String(contentsOf: RepositoryCatalog.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let marker = try #require(readme.range(of: "<!-- signer: run by SignatureVectorTests on every vector -->"))
-        let afterMarker = readme[marker.upperBound...]
+        let guide = try String(contentsOf: RepositoryCatalog.root.appendingPathComponent("Sources/HandzServer/HandzServer.docc/SignedRequests.md"), encoding: .utf8)
+        let marker = try #require(guide.range(of: "<!-- signer: run by SignatureVectorTests on every vector -->"))
+        let afterMarker = guide[marker.upperBound...]
         let start = try #require(afterMarker.range(of: "```python\n"))
         let end = try #require(afterMarker[start.upperBound...].range(of: "```"))
         let directory = try temporaryDirectory("handz-vectors")

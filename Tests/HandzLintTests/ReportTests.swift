@@ -76,14 +76,15 @@ import Testing
     }
 }
 
-/// The README's rule table is what developers read when a build fails: it must match the code.
+/// The rule table of the HandzLint docs ("Lint rules") is what developers read when a build fails:
+/// it must match the code.
 @Suite struct RuleDocumentationTests {
-    @Test("the README lists every rule with its default severity and fix hint")
-    func readmeRuleTable() throws {
-        let readme = try String(contentsOf: RepositoryCatalog.root.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test("the lint rules article lists every rule with its default severity and fix hint")
+    func documentedRuleTable() throws {
+        let article = try String(contentsOf: RepositoryCatalog.root.appendingPathComponent("Sources/HandzLint/HandzLint.docc/LintRules.md"), encoding: .utf8)
         for rule in LintRule.allCases {
-            // The validator's table shares some ids; the lint's rows carry a severity.
-            let row = readme.split(separator: "\n").first { $0.hasPrefix("| `\(rule.id)` | \(rule.defaultSeverity.rawValue) |") }
+            // Rows carry the id, then the default severity.
+            let row = article.split(separator: "\n").first { $0.hasPrefix("| `\(rule.id)` | \(rule.defaultSeverity.rawValue) |") }
             #expect(row?.contains("| \(rule.hint)") == true, "\(rule.id)")
         }
     }

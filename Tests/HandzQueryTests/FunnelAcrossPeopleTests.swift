@@ -3,7 +3,7 @@ import HandzQuery
 import HandzTestSupport
 import Testing
 
-/// Hand-computed fixtures for funnels across people (README, "Funnels across people") on the
+/// Hand-computed fixtures for funnels across people (HandzQuery docs, "Funnels across people") on the
 /// catalog's F2: the sender's tap and link (steps 1–2), then receivers — other installs opening
 /// the link (3), receiving (4) and saving (5) its import — and the success, the receiver's own
 /// new flow. Run through the chain walk and the SQLite SQL on a real store file, and through the

@@ -2,7 +2,7 @@ import HandzAnalyticsCore
 import HandzQuery
 import Testing
 
-/// Hand-computed fixtures for every rule of the funnel semantics (README, "Funnel semantics"),
+/// Hand-computed fixtures for every rule of the funnel semantics (HandzQuery docs, "Funnel semantics"),
 /// run through the SQLite SQL on a real store file and through the reference loops.
 @Suite struct FunnelFixtureTests {
     static let hour: Int64 = 3_600_000

@@ -152,7 +152,7 @@ enum Deleting {
     /// The user id is in no file of the store: the SQLite file and its WAL, or PostgreSQL's
     /// relation files of the test's database after the worker's `VACUUM FULL` and a checkpoint. PostgreSQL's write-ahead
     /// log (`pg_wal`) is left out: it keeps the original inserts until its segments are recycled
-    /// (README "Privacy": what the operator does about it).
+    /// (HandzServer docs, "Privacy": what the operator does about it).
     static func expectNoBytes(of text: String, engine: Engine, subject: StoreConformanceTests.Subject) throws {
         let needle = Data(text.utf8)
         var files: [URL] = []

@@ -59,7 +59,7 @@ class Sender:
         connection = http.client.HTTPConnection(url.hostname, url.port, timeout=self.timeout)
         try:
             # HZ1 on purpose: app builds from before HZ2 sign this way, and the endpoint must go on
-            # accepting them on /v1/batch (README "Signed requests").
+            # accepting them on /v1/batch (HandzServer docs, "Signed requests").
             connection.request("POST", "/v1/batch", body=body, headers={
                 "Content-Type": "application/json", "Content-Encoding": "gzip",
                 "Authorization": f"HZ1-HMAC-SHA256 key={self.key_id}, ts={ts}, sig={sig}"})

@@ -17,8 +17,8 @@ Inputs:
   --seed S        the random seed (default 20261125): a failure is reproduced by the same seed
   --out DIR       where the mutated events and verdicts are written (kept for a failing run)
 
-"Agree" means the same verdict, except where the README ("JSON Schema export and its documented
-differences") says the project rejects and JSON Schema cannot: the project must reject and
+"Agree" means the same verdict, except where the HandzCatalog docs ("JSON Schema export and its
+documented differences") say the project rejects and JSON Schema cannot: the project must reject and
 python-jsonschema accept, and each error the project reports must be one of those differences,
 checked against the event itself:
 - `duplicate_key`: the line really holds an object with a repeated key;

@@ -22,8 +22,8 @@ pytest on this file:
 - `test_hz1_*`, `test_trickled_*`, `test_oversized_*`: defects this check found in the server (fixed in
   the same change), kept as regressions.
 
-Signing (README "Signed requests", docs/signature-vectors.json): a requests auth hook signs the
-prepared request, so the signature covers the exact target and body bytes sent (after the hook
+Signing (HandzServer docs, "Signed requests"; docs/signature-vectors.json): a requests auth hook
+signs the prepared request, so the signature covers the exact target and body bytes sent (after the hook
 gzips a body sent with `Content-Encoding: gzip`). One request in three is deliberately unsigned,
 forged, stale, signed by an unknown, revoked or wrong-scope key, or HZ1, so the 401/403 answers are
 exercised too. Each admin signature gets its own timestamp (the server refuses a replayed one).
@@ -208,9 +208,9 @@ def check_signature_vectors() -> None:
 
 
 class AdminTimestamps:
-    """Distinct `ts` for each admin request: an admin signature is accepted once (README
-    "Replays"), and `ts` has one-second resolution, so two identical admin requests in the same
-    second would share a signature. Picks the newest unused second within the 300 s window."""
+    """Distinct `ts` for each admin request: an admin signature is accepted once (HandzServer
+    docs, "Signed requests", "Replays"), and `ts` has one-second resolution, so two identical
+    admin requests in the same second would share a signature. Picks the newest unused second within the 300 s window."""
 
     def __init__(self) -> None:
         self.used: set[tuple[str, int]] = set()
@@ -624,8 +624,8 @@ def test_oversized_admin_body_refused():
 
 @pytest.mark.skipif(BODY_TIMEOUT <= 0 or BODY_TIMEOUT > 10, reason="needs the server's --body-timeout (at most 10 s)")
 def test_trickled_body_bounded_on_client_config():
-    # Declares 64 bytes and trickles one every half second: README "Slow and stalled connections"
-    # promises an answer (408) or a closed connection within --body-timeout.
+    # Declares 64 bytes and trickles one every half second: HandzServer docs, "Limits", "Slow and
+    # stalled connections" promises an answer (408) or a closed connection within --body-timeout.
     url = urlsplit(BASE_URL)
     with socket.create_connection((url.hostname, url.port or 80), timeout=0.5) as sock:
         sock.sendall(b"GET /v1/client-config HTTP/1.1\r\nHost: " + url.netloc.encode() + b"\r\nContent-Length: 64\r\n\r\n")

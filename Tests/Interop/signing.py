@@ -1,5 +1,5 @@
-"""HZ2 request signatures (README "Signing requests"; docs/signature-vectors.json), shared by the
-interop drivers that call the endpoint's routes directly."""
+"""HZ2 request signatures (HandzServer docs, "Signed requests"; docs/signature-vectors.json),
+shared by the interop drivers that call the endpoint's routes directly."""
 from __future__ import annotations
 
 import hashlib

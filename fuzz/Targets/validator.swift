@@ -1,7 +1,8 @@
 // Fuzz target (libFuzzer): the event validator on arbitrary bytes. Built by scripts/fuzz.sh with
 // the core's sources and the client's generated catalog snapshot in one module. Besides crashes
 // and sanitizer reports it checks the redaction rule: a path holds only catalog-shaped segments
-// (snake_case identifiers, digits) or `*`, never bytes of the input (README "Redaction").
+// (snake_case identifiers, digits) or `*`, never bytes of the input (HandzAnalyticsCore docs,
+// "The validator", "Redaction").
 
 let validatorCatalog = CompiledCatalog(CatalogSnapshot.catalog)
 nonisolated(unsafe) var validator = EventValidator(catalog: validatorCatalog)

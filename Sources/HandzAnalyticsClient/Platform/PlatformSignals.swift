@@ -5,7 +5,7 @@ import Foundation
 /// once and then hears about changes through its ``PlatformSignalSink`` methods; it asks for
 /// background time around the flush it starts when the app goes to the background.
 ///
-/// - On iOS, ``UIKitPlatformSignals`` (UIApplication notifications, `beginBackgroundTask`,
+/// - On iOS, `UIKitPlatformSignals` (UIApplication notifications, `beginBackgroundTask`,
 ///   `NWPathMonitor`) is used by default.
 /// - Elsewhere (Linux, tests, tools) ``ManualPlatformSignals`` is driven by hand: the same client
 ///   code runs, and tests can enter the background, cut the network or expire the background time.

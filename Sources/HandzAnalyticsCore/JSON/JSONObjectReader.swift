@@ -1,6 +1,6 @@
 /// Reads one JSON object member by member, straight from bytes, for readers that want a few
 /// scalars out of each event (the QA engine's NDJSON and stored-properties input) rather than
-/// the validator's full pass. It is a thin cursor over ``JSONScanner``, the one byte-level JSON
+/// the validator's full pass. It is a thin cursor over `JSONScanner`, the one byte-level JSON
 /// reader of the package: syntax, strict UTF-8 (RFC 3629), escapes and surrogate pairs are
 /// checked by the same code the validator runs, so both read exactly the same language.
 ///

@@ -1,6 +1,6 @@
 /// A ``Catalog`` compiled into the lookup tables the validator probes with raw input bytes:
-/// names hash into one ``SymbolTable``, each (event, property) pair resolves to one precompiled
-/// ``PropertyCheck``, and every table is a flat buffer read through a pointer.
+/// names hash into one `SymbolTable`, each (event, property) pair resolves to one precompiled
+/// `PropertyCheck`, and every table is a flat buffer read through a pointer.
 ///
 /// Immutable and `Sendable`: compile once, share across threads; a catalog reload compiles a new one.
 public final class CompiledCatalog: Sendable {

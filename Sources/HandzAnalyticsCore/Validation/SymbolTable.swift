@@ -51,7 +51,7 @@ final class SymbolTable: @unchecked Sendable {
     }
 }
 
-/// The plain-pointer view of a ``SymbolTable``; valid while the table lives.
+/// The plain-pointer view of a `SymbolTable`; valid while the table lives.
 struct RawSymbolTable: @unchecked Sendable {
     let slots: UnsafeMutablePointer<Int32>
     let mask: Int

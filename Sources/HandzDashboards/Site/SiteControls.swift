@@ -46,7 +46,7 @@ public struct SiteControls: Sendable, Hashable {
     /// Compare with the previous period of the same length.
     public var compare = false
     public var panel = PanelControls()
-    /// The explorer's funnel, in ``AdHocFunnel``'s text form (checked against the catalog).
+    /// The explorer's funnel, in `AdHocFunnel`'s text form (checked against the catalog).
     public var steps: String?
 
     public init() {}
@@ -179,7 +179,7 @@ public struct SiteControls: Sendable, Hashable {
 
     /// What a breakdown may name: the catalog's enabled closed-set properties (enum or boolean)
     /// and the release dimensions, sorted. Whether a panel's events carry one is checked per
-    /// panel (``PanelQuery``).
+    /// panel (`PanelQuery`).
     public static func breakdownOptions(_ catalog: Catalog) -> [String] {
         (catalog.properties.values.filter { $0.isEnabled && $0.closedValues != nil }.map(\.name) + EventsTable.versionColumns).sorted()
     }
@@ -192,7 +192,7 @@ public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     case repeated(String)
     case invalid(String)
     case invalidRange
-    /// An explorer funnel the catalog refuses; the message is ``AdHocFunnel``'s, which never
+    /// An explorer funnel the catalog refuses; the message is `AdHocFunnel`'s, which never
     /// repeats the text.
     case funnel(String)
 

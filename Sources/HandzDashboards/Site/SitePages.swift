@@ -3,7 +3,7 @@ import HandzQuery
 
 /// The pages `serve` hosts under `/dashboards/` (issue 16): the login form, the index, one page
 /// per CH33 §7 dashboard and the funnel explorer. Pure like ``Report``: data and controls in, HTML
-/// out, drawn by the same ``PanelRenderer`` as the static report. No script, no external fetch;
+/// out, drawn by the same `PanelRenderer` as the static report. No script, no external fetch;
 /// every control is a GET form, so every view is a URL. Everything from the catalog, the
 /// dashboards or the data passes through ``HTML/escape(_:)``.
 public enum SitePages {

@@ -1,7 +1,7 @@
 import HandzAnalyticsCore
 
 /// A rule set compiled against a catalog: event names and filter values interned, every property
-/// a rule reads given a slot. Build it once, read events into ``makeLog()``, then ``run(_:)``.
+/// a rule reads given a slot. Build it once, read events into ``makeLog()``, then `run(_:)`.
 public struct QAProgram: Sendable {
     public let ruleSet: QARuleSet
     let catalog: Catalog

@@ -2,7 +2,7 @@ import HandzAnalyticsCore
 
 /// A funnel an analyst puts together instead of picking one of the catalog's (issue 16 §3: the
 /// dashboards' funnel explorer and `handz-analytics funnel --steps`): 2 to
-/// ``FunnelDefinition/maxSteps`` steps, each one or more of the catalog's **enabled** events,
+/// `FunnelDefinition/maxSteps` steps, each one or more of the catalog's **enabled** events,
 /// optionally filtered on **closed-set** properties (enum or boolean) that every event of the step
 /// carries, or on a closed-set envelope field such as `user_state`. It is walked and printed as SQL
 /// like the catalog's funnels, by the same rules (README, "Funnel semantics"); it has no success row.

@@ -10,7 +10,7 @@ extension FunnelEvaluator {
     /// such step event or no entry in range has none: its chain can have no success.
     ///
     /// Why this is exact: a chain's success is the first success event strictly after the chain's
-    /// step-`afterStep` event and at most the window after its entry (``bestChain(_:steps:)``);
+    /// step-`afterStep` event and at most the window after its entry (`bestChain(_:steps:)`);
     /// every such event lies in this window. Success events carry no step bit, so adding them
     /// never changes which chain is reported.
     public func successSearchWindows() -> [(actorNumber: Int32, actor: String, fromMs: Int64, throughMs: Int64)] {

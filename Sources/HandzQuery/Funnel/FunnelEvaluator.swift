@@ -5,7 +5,7 @@ import HandzAnalyticsCore
 ///
 /// Why it exists: on the embedded SQLite store the SQL needs one sort per step (its running
 /// windows), about 3 s per million events each; this reads the funnel's events once, in any
-/// order (``FunnelSQLBuilder/eventsSQL(_:)``), groups them by actor, and walks each actor's
+/// order (`FunnelSQLBuilder/eventsSQL(_:)`), groups them by actor, and walks each actor's
 /// chains in memory — linear in the events after a per-actor sort. `handz-analytics funnel --db`
 /// uses it; `sql funnel --dialect sqlite` prints the SQL, and the tests and the engine-agreement
 /// check hold the two to the same numbers.

@@ -1,7 +1,7 @@
 import HandzAnalyticsCore
 
 /// Writes the SQL of one KPI run for one dialect. Pure: values in, SQL text out. Each measure
-/// (``KPIMeasure``) is one template written once for every dialect: the rows of `events` it
+/// (`KPIMeasure`) is one template written once for every dialect: the rows of `events` it
 /// needs, tagged with 0/1 flags per event match (`ae`), then joins and aggregates on integers
 /// only — no correlated subqueries, no percentile functions, integer division spelled per
 /// dialect. The result shape is ``KPIShape``.
@@ -121,13 +121,13 @@ public struct KPISQLBuilder {
 
     /// Whether the measure's SQL returns a third column, `left_out`, counted in neither numerator
     /// nor denominator: cohort members whose window ends after the data ends (they could still
-    /// convert), or unknown sessions (``KPIMeasure/sessionsWithoutReport``: their report could
+    /// convert), or unknown sessions (`KPIMeasure/sessionsWithoutReport`: their report could
     /// still come).
     public static func reportsLeftOut(_ measure: KPIMeasure) -> Bool {
         measure == .cohortConversion || measure == .cohortReturn || measure == .sessionsWithoutReport
     }
 
-    /// The two session sets of ``KPIMeasure/sessionsWithoutReport`` over `rows` (every event, at
+    /// The two session sets of `KPIMeasure/sessionsWithoutReport` over `rows` (every event, at
     /// any time), shared with the dashboards' `session_share` (``EventQuerySQLBuilder``):
     /// `rep`, the sessions a report (`flag` = 1) names in `key`, at any time — a crash is reported
     /// on the next launch, possibly after the range (CH33 §6.11); `ls`, the sessions holding their

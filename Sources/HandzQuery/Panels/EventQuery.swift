@@ -52,7 +52,7 @@ public struct EventQuery: Sendable, Equatable {
     public var rollingDays: Int64
     public var windowSeconds: Int64
     /// `session_share`: the `match` events' uuid property naming the session they report
-    /// (`crashed_session_id`; ``KPIMeasure/sessionsWithoutReport``'s `key`).
+    /// (`crashed_session_id`; `KPIMeasure/sessionsWithoutReport`'s `key`).
     public var sessionKey: String?
 
     public init(kind: Kind, match: EventMatch, denominator: EventMatch? = nil, target: EventMatch? = nil, count: Count = .events,

@@ -111,7 +111,7 @@ public struct EventQuerySQLBuilder {
 
     /// The `session_share` statement after its first CTE: every CTE from `sq` on and the final
     /// SELECT, reading `sd(session, day, bad, lst)` — each session's days in [from, to) (see
-    /// ``sessionDays(_:match:access:from:to:)``). ``statements(_:fromMs:toMs:)`` puts `WITH sd AS
+    /// `sessionDays(_:match:access:from:to:)`). ``statements(_:fromMs:toMs:)`` puts `WITH sd AS
     /// (…),` in front; the embedded store can instead compute `sd` from one read of its events and
     /// run this on a temporary table of that name (`StoreAnalysis`), with the same results.
     public func sessionShareOverDays(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws(QueryError) -> String {

@@ -1,7 +1,7 @@
 import Foundation
 import HandzSigning
 
-/// The users deleted in the last ``window`` — as salted hashes — for the ingest path: an event
+/// The users deleted in the last `window` — as salted hashes — for the ingest path: an event
 /// that still carries a deleted user's id (an offline queue delivering what was recorded before the
 /// deletion, CH27; the client keeps events up to 30 days) is stored without its `user_id`, so a
 /// completed deletion stays complete (issue 14; CH33 §9 "future events anonymous").
@@ -9,7 +9,7 @@ import HandzSigning
 /// Costs nothing while no one was deleted (the common case); otherwise one HMAC per distinct
 /// user id in a batch. Filled from the ledger at start and refreshed by the server's lifecycle
 /// service; a node learns of a request another node recorded within one refresh, and the worker
-/// waits that long before its store step (``DeletionWorker/storeStepDelayMs``), so every row
+/// waits that long before its store step (`DeletionWorker/storeStepDelayMs`), so every row
 /// stored after the step passed through a node that knew.
 public final class DeletedSubjects: @unchecked Sendable {
     /// How far back requests are remembered: the client's queue drops events older than 30 days

@@ -17,7 +17,7 @@ public struct DeletionRequest: Sendable, Equatable {
 
     /// A random UUID, given to whoever asked (`202 {"request_id":…}`).
     public var id: String
-    /// HMAC-SHA256 of the user id under the store's audit salt (``AuditHash``), hex.
+    /// HMAC-SHA256 of the user id under the store's audit salt (`AuditHash`), hex.
     public var subjectHash: String
     /// When the request was received (epoch ms): events received up to this moment are
     /// de-identified; later ones are left as they are.

@@ -1,7 +1,7 @@
 import HandzAnalyticsCore
 import HandzQuery
 
-/// An independent implementation of the funnel semantics (README, "Funnel semantics" and
+/// An independent implementation of the funnel semantics (HandzQuery docs, "Funnel semantics" and
 /// "Funnels across people") as plain loops over events — no SQL, no next-step tables — to check
 /// the builders' SQL and the chain walk against. Receivers' chains are found by trying every
 /// chain (not by the greedy rule the SQL and the walk use), so the two readings check each other.
