@@ -53,6 +53,10 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         case "/v1/batch", "/v1/admin/reload", "/v1/admin/maintenance", "/v1/client-config", "/health", "/metrics", "/openapi.json": path
         case _ where path.hasPrefix("/v1/users/"): "/v1/users/{user_id}"
         case _ where path.hasPrefix("/v1/deletions/"): "/v1/deletions/{request_id}"
+        // The served dashboards (HandzServer docs, "Served dashboards"): their fixed pages by name,
+        // a dashboard page by its route; any other path under them is `other` like the rest.
+        case "/dashboards", "/dashboards/", "/dashboards/login", "/dashboards/logout", "/dashboards/explore": path
+        case _ where path.hasPrefix("/dashboards/d/"): "/dashboards/d/{dashboard}"
         default: "other"
         }
     }

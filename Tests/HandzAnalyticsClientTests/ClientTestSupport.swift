@@ -23,7 +23,9 @@ final class ServerWorld: @unchecked Sendable {
     }
 
     deinit {
-        server?.stop(signal: SIGKILL)
+        // SIGTERM, so the server exits normally and an instrumented build writes its coverage
+        // profile (SIGKILL leaves none); SIGKILL still follows if it has not exited in 5 s.
+        server?.stop(signal: SIGTERM, timeout: 5)
         try? FileManager.default.removeItem(at: directory)
     }
 
