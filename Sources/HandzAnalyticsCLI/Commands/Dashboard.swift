@@ -74,7 +74,7 @@ struct DashboardRender: ParsableCommand {
     func run() throws {
         let started = Date()
         let (catalog, dashboards) = try options.load()
-        guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
+        try requireExistingDatabase(db)
         let store = try StoreAnalysis(path: db, catalog: catalog, source: read.source)
         let stored = try store.eventTimeRange()
         let day = EventQuery.dayMs

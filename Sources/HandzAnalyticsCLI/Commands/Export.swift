@@ -45,7 +45,7 @@ struct Export: ParsableCommand {
             if let store {
                 source = try await PostgresEventStore(url: store)
             } else {
-                guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
+                try requireExistingDatabase(db)
                 source = try SQLiteEventStore(path: db)
             }
             let started = ContinuousClock.now

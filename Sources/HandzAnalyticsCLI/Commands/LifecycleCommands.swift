@@ -20,7 +20,7 @@ struct LifecycleStoreOptions: ParsableArguments {
 
     func validate() throws {
         try checkPostgresURL(store)
-        if store == nil, !FileManager.default.fileExists(atPath: db) { throw ValidationError("no database at \(db)") }
+        if store == nil { try requireExistingDatabase(db) }
     }
 
     func open() async throws -> any EventStore {

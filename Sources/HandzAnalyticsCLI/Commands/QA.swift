@@ -33,7 +33,7 @@ struct QA: ParsableCommand {
 
     func validate() throws {
         guard (db == nil) != (file == nil) else { throw ValidationError("give either --db PATH or an NDJSON file") }
-        if let db, !FileManager.default.fileExists(atPath: db) { throw ValidationError("no database at \(db)") }
+        if let db { try requireExistingDatabase(db) }
         guard maxViolations > 0 else { throw ValidationError("--max-violations must be positive") }
     }
 

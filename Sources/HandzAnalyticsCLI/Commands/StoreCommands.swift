@@ -4,13 +4,17 @@ import HandzAnalyticsCore
 import HandzStore
 import HandzSynthetic
 
-/// `--db PATH` and a UTC time range, shared by the store commands.
+/// `--db PATH`, shared by the commands that write the embedded store (`stats`, `purge`, …).
+/// Two other option groups name `--db` because their commands take more with it:
+/// `AnalysisStoreOptions` (read-only analysis, with `--format`) and `LifecycleStoreOptions`
+/// (SQLite or PostgreSQL, and the lake). All three refuse a missing file the same way
+/// (`requireExistingDatabase`).
 struct StoreOptions: ParsableArguments {
     @Option(help: "SQLite database file.")
     var db = "handz-events.sqlite"
 
     func open(configuration: StoreConfiguration = StoreConfiguration()) throws -> SQLiteEventStore {
-        guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
+        try requireExistingDatabase(db)
         return try SQLiteEventStore(path: db, configuration: configuration)
     }
 }

@@ -85,7 +85,7 @@ struct AnalysisStoreOptions: ParsableArguments {
 
     /// The store, read-only; a missing file is a usage error (never created by analysis).
     func open(_ catalog: Catalog) throws -> StoreAnalysis {
-        guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at \(db)") }
+        try requireExistingDatabase(db)
         return try StoreAnalysis(path: db, catalog: catalog, source: read.source)
     }
 }
