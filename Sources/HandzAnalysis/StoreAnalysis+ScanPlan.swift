@@ -12,7 +12,7 @@ extension StoreAnalysis {
     /// Above this share of all stored events a full scan is cheaper (seek ≈ 20× a sequential row).
     static let scanShare = 0.05
 
-    /// `HANDZ_EXPLAIN` set: each statement's query plan goes to standard error (README, "Reading it").
+    /// `HANDZ_EXPLAIN` set: each statement's query plan goes to standard error (HandzStore docs, "The analytical layer", "Reading it").
     static let explains = ProcessInfo.processInfo.environment["HANDZ_EXPLAIN"] != nil
 
     func planned(_ sql: String, events: [String]) throws -> String {

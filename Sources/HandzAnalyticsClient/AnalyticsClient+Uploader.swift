@@ -126,7 +126,7 @@ extension AnalyticsClient {
 
         let (url, target) = route("v1/batch", method: "POST")
         // Lets the server refuse an install already over its budget before it decompresses
-        // anything (README, the 429 row of "API").
+        // anything (HandzServer docs, "The ingestion API", the 429 row of "Errors").
         let install = lock.withLock { installID }
         let outcome = exchange {
             let signedAt = Self.signingTime(clock().timeIntervalSince1970 + clockOffset)

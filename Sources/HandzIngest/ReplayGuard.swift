@@ -2,7 +2,7 @@ import HandzAnalyticsCore
 import HandzSigning
 
 /// Remembers the admin signatures accepted within the freshness window, so a captured admin request
-/// cannot be sent again (CH33 §10 "signed ingestion keys"; README "Signed requests").
+/// cannot be sent again (CH33 §10 "signed ingestion keys"; HandzServer docs, "Signed requests").
 ///
 /// An HZ2 signature covers the method, path, query, timestamp and body, so it is unique to one
 /// request; a second request with the same signature is a replay. An entry is kept until its
@@ -10,7 +10,7 @@ import HandzSigning
 /// freshness check refuses the request anyway. The memory is per node: with several nodes a
 /// captured admin request could still be replayed once on each other node within the window — it
 /// can only repeat the same action (a deletion or reload again, or the same maintenance window on a
-/// node that had not received it); the README says to keep admin requests behind TLS.
+/// node that had not received it); the HandzServer docs ("Threat model") say to keep admin requests behind TLS.
 final class ReplayGuard: Sendable {
     /// More live entries than this refuses new admin requests until some expire (fail closed).
     static let capacity = 100_000

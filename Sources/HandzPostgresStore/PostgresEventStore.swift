@@ -43,7 +43,7 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
             // 42501 insufficient_privilege: a least-privilege role (scripts/postgres-roles.sql) met
             // a schema that still needs a migration, which only the tables' owner may run.
             if let error = error as? PSQLError, error.serverInfo?[.sqlState] == "42501" {
-                throw StoreError.unavailable("the schema needs a migration this role may not run: migrate as the tables' owner, then re-run scripts/postgres-roles.sql (README \"PostgreSQL roles\")")
+                throw StoreError.unavailable("the schema needs a migration this role may not run: migrate as the tables' owner, then re-run scripts/postgres-roles.sql (HandzServer documentation, \"Privacy\", PostgreSQL roles)")
             }
             throw StoreError.unavailable("cannot reach or migrate the database")
         }

@@ -13,7 +13,7 @@
 /// `HZ1-HMAC-SHA256` (`sig = HMAC(secret, "<ts>." + body)`, no method or target) is what app builds
 /// before this version send. The server accepts it on `POST /v1/batch` only, where a replay can only
 /// re-send the same events and `event_id` dedupe makes that harmless; every admin route requires
-/// HZ2 and refuses a signature it has already seen (see the README's security section).
+/// HZ2 and refuses a signature it has already seen (HandzServer docs, "Threat model").
 ///
 /// A request whose `ts` is more than ``maxClockSkewSeconds`` from the server clock is refused with
 /// the error code `clock_skew` and the server's time, so a client with a wrong clock can correct

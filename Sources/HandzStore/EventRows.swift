@@ -68,7 +68,7 @@ public struct EventRows: Sendable {
 
     /// Appends the next field of the current row with ASCII letters lower-cased: the canonical
     /// form of a UUID (RFC 9562 §4 output is lower-case). The store keeps every UUID so, whatever
-    /// case the client sent, so deletion and joins match by one exact form (README "Stored events").
+    /// case the client sent, so deletion and joins match by one exact form (HandzStore docs, "Stored events").
     public mutating func appendLowercasedField(_ value: UnsafeRawBufferPointer) {
         appendField(value)
         lowercaseInLastField(0..<value.count)

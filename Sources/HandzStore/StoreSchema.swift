@@ -3,7 +3,7 @@ import HandzSQLite
 /// The store's schema, as numbered migrations applied in order and recorded in
 /// `schema_migrations`. Never edit a shipped migration; add the next one.
 ///
-/// Documented for analysts in the README ("Stored events"). Times are epoch milliseconds (UTC);
+/// Documented for analysts in the HandzStore docs ("Stored events"). Times are epoch milliseconds (UTC);
 /// `events_readable` shows them as ISO-8601 text.
 public enum StoreSchema {
     public struct Migration: Sendable {

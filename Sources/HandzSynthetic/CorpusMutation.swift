@@ -48,7 +48,7 @@ public enum CorpusMutation: String, Sendable, CaseIterable {
     }
 
     /// Mutations JSON Schema cannot see, so a standard JSON Schema validator accepts them while
-    /// this validator rejects them (documented in the README):
+    /// this validator rejects them (HandzCatalog docs, "JSON Schema export and its documented differences"):
     /// duplicate keys (parsers keep the last), PII in an otherwise valid value, an integer
     /// written with a fraction (`3.0` is an integer to JSON Schema).
     public var isInvisibleToJSONSchema: Bool {

@@ -7,7 +7,7 @@ import HandzQuery
 /// `handz-analytics funnel F0 --db PATH [--from DATE --to DATE] [--window 7d] [--breakdown PROP]
 /// [--actor install|user] [--format table|json|csv] [--via walk|sql]`.
 struct Funnel: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run a funnel of CH33 §5.1 on the embedded store (semantics: README, \"Funnel semantics\").")
+    static let configuration = CommandConfiguration(abstract: "Run a funnel of CH33 §5.1 on the embedded store (semantics: HandzQuery documentation, \"Funnel semantics\").")
 
     @OptionGroup var catalogOptions: CatalogOptions
     @OptionGroup var funnel: FunnelOptions

@@ -2,7 +2,7 @@ import HandzAnalyticsCore
 import HandzQuery
 import HandzSynthetic
 
-/// Renders a ``FunnelReport`` as the README documents: one JSON object, a CSV with one row per
+/// Renders a ``FunnelReport`` as the HandzQuery docs ("Analyst's guide") document it: one JSON object, a CSV with one row per
 /// (bucket, step), or a table for people. Only counts, ratios, durations and — with a breakdown —
 /// closed-set catalog values are printed.
 enum FunnelOutput {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The server's settings for its clients (`GET /v1/client-config`, README "API"), as this client
+/// The server's settings for its clients (`GET /v1/client-config`, HandzServer docs, "The ingestion API"), as this client
 /// applies them: never more often than one upload a second, never more events per batch than its
 /// own `maxBatchEvents`, and the queue caps untouched — so a bad or hostile config cannot make the
 /// fleet send more or store more. Unknown keys are ignored (a newer server may add some).

@@ -9,7 +9,7 @@ public struct FunnelDefinition: Sendable, Equatable {
     /// The spec's success definition, in words.
     public var success: String
     /// The success definition as a checkable condition, reported as the row after the last step
-    /// (README, "Funnel semantics"); nil only for funnels built in code without one.
+    /// (HandzQuery docs, "Funnel semantics"); nil only for funnels built in code without one.
     public var successCondition: FunnelSuccess?
     public var steps: [FunnelStep]
 

@@ -55,7 +55,7 @@ public struct KPIDefinition: Sendable, Equatable {
     }
 }
 
-/// The closed set of KPI measures; each is one SQL template (README, "KPI definitions").
+/// The closed set of KPI measures; each is one SQL template (HandzQuery docs, "KPI definitions").
 public enum KPIMeasure: String, Sendable, CaseIterable {
     /// Share of the install cohort (first app_open in [from, to)) reaching `target` within `window`.
     case cohortConversion = "cohort_conversion"

@@ -95,7 +95,7 @@ public enum StringFormat: String, Sendable, CaseIterable {
     /// The equivalent ECMA-262 pattern for JSON Schema, anchored with `^…$`. (Validators built on
     /// Python's `re` — python-jsonschema, msgspec — let `$` match before a final newline, unlike
     /// ECMA-262; a lookahead would fix that but pushes Rust validators onto a backtracking engine
-    /// several times slower. The README lists this difference.) `nil` for `iana_time_zone`, which
+    /// several times slower. The HandzCatalog docs list this difference, "JSON Schema export".) `nil` for `iana_time_zone`, which
     /// exports as an `enum` of the catalog's list.
     public var pattern: String? {
         let body: String

@@ -1,7 +1,7 @@
 /// UUIDv7s that sort in the order they were made on one device, also within one millisecond
 /// (RFC 9562 §6.2, method 2: the random bits of a new id in the same millisecond as the last are
 /// the last id's plus one — or a fresh random value when that is already greater). The server
-/// breaks same-millisecond ties by event_id (README, "Funnel semantics"), so this keeps emission
+/// breaks same-millisecond ties by event_id (HandzQuery docs, "Funnel semantics"), so this keeps emission
 /// order per device. A clock that steps back keeps the last millisecond until it passes it again,
 /// so ids never go backwards either.
 public struct MonotonicUUIDv7: Sendable {

@@ -26,7 +26,7 @@ public final class CompiledCatalog: Sendable {
 
     public var propertyCount: Int { propertyNames.count }
     /// Ids of the properties whose format is `uuid`, ascending: the values the store keeps in
-    /// canonical lower case (README "Stored events").
+    /// canonical lower case (HandzStore docs, "Stored events").
     public let uuidPropertyIDs: [Int]
 
     public init(_ catalog: Catalog) {

@@ -4,7 +4,7 @@ import HandzAnalyticsCore
 /// event, and `catalog.schema.json`, which dispatches on `event_name` to the event schemas so a
 /// standard validator can check any event with one schema.
 ///
-/// What JSON Schema cannot express, and so only the validator checks (see README, "JSON Schema
+/// What JSON Schema cannot express, and so only the validator checks (see the HandzCatalog docs, "JSON Schema
 /// export"): the 32 KiB size limit, duplicate keys (parsers keep the last), integers written
 /// with a fraction (`3.0` is an integer to JSON Schema), and the PII value scan.
 /// Placeholder events and disabled properties are absent from the schemas, so they are rejected.

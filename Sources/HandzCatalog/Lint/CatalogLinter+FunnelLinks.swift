@@ -1,7 +1,7 @@
 import HandzAnalyticsCore
 
 /// The checks on a funnel's success condition and on the links of a funnel across people
-/// (README, "Funnel semantics"): every event and property they name exists and is carried, and the
+/// (HandzQuery docs, "Funnel semantics"): every event and property they name exists and is carried, and the
 /// shape is one the query builders and the chain walk implement.
 extension Lint {
     mutating func checkSuccessAndLinks(_ funnel: FunnelDefinition, at location: CatalogLocation, byName: [String: EventDefinition]) {

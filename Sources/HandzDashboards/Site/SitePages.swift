@@ -94,7 +94,7 @@ public enum SitePages {
     public static func explorer(catalog: Catalog, controls: SiteControls, breakdowns: [String], range: (fromMs: Int64, toMs: Int64),
                                 report: FunnelReport?, previous: FunnelReport?, refusal: String?, provenance: Provenance?, notes: [String] = []) -> String {
         var body = navigation(current: "explore", dashboards: [], controls: controls)
-        body += "<h1>Funnel explorer</h1>\n<p>Pick 2 to 6 steps below, or write up to \(FunnelDefinition.maxSteps) in the text form: steps separated by <code>,</code>, alternatives by <code>|</code>, closed-set filters in brackets, e.g. <code>app_open[launch_source=push|deep_link],onboarding_viewed,flow_builder_opened|library_viewed</code>. Counted like the catalog's funnels (README, “Funnel semantics”); the address reproduces the result, and <code>handz-analytics funnel --steps …</code> gives the same numbers.</p>\n"
+        body += "<h1>Funnel explorer</h1>\n<p>Pick 2 to 6 steps below, or write up to \(FunnelDefinition.maxSteps) in the text form: steps separated by <code>,</code>, alternatives by <code>|</code>, closed-set filters in brackets, e.g. <code>app_open[launch_source=push|deep_link],onboarding_viewed,flow_builder_opened|library_viewed</code>. Counted like the catalog's funnels (HandzQuery documentation, “Funnel semantics”); the address reproduces the result, and <code>handz-analytics funnel --steps …</code> gives the same numbers.</p>\n"
         if let refusal { body += "<p class=\"error\" role=\"alert\">\(HTML.escape(refusal))</p>\n" }
         let enabled = catalog.events.filter(\.isEnabled).map(\.name).sorted()
         // A funnel of single events without filters shows in the pickers, any other in the text

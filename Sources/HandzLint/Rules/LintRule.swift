@@ -38,7 +38,7 @@ public enum LintRule: String, CaseIterable, Sendable, Comparable, Codable {
         }
     }
 
-    /// One line saying what the rule rejects (for SARIF rule descriptions and the README).
+    /// One line saying what the rule rejects (for SARIF rule descriptions and the HandzLint docs, "Lint rules").
     public var summary: String {
         switch self {
         case .unknownEvent: "An event that is not in the catalog."

@@ -1,5 +1,5 @@
 /// The log's events in rule order: per install and per session, by (`event_time_utc`,
-/// `event_id`) — the total order the funnels use (README, "Funnel semantics"). Retried lines
+/// `event_id`) — the total order the funnels use (HandzQuery docs, "Funnel semantics"). Retried lines
 /// (the same `event_id` twice) are collapsed to one, as the store keeps one.
 struct EventOrder {
     /// Event indices grouped by install, each group in time order.

@@ -49,7 +49,7 @@ public struct EventPattern: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The rule kinds of the QA rule language (README, "Rule language").
+/// The rule kinds of the QA rule language (HandzQA docs, "Rule language").
 public enum QARuleKind: Sendable, Equatable {
     /// Every unit (a scope, split after each `resetAfter` event) that holds any event holds
     /// exactly one `event`. CH33 §8.2 "app_open emits exactly once".

@@ -5,7 +5,7 @@ import HandzAnalyticsCore
 /// `FunnelDefinition/maxSteps` steps, each one or more of the catalog's **enabled** events,
 /// optionally filtered on **closed-set** properties (enum or boolean) that every event of the step
 /// carries, or on a closed-set envelope field such as `user_state`. It is walked and printed as SQL
-/// like the catalog's funnels, by the same rules (README, "Funnel semantics"); it has no success row.
+/// like the catalog's funnels, by the same rules (HandzQuery docs, "Funnel semantics"); it has no success row.
 ///
 /// The text form, one argument: steps separated by `,`; a step's events by `|`; filters in
 /// brackets after the events, separated by `;`, each `property=value|value`:

@@ -1,6 +1,6 @@
 import HandzAnalyticsCore
 
-/// The chain walk of a funnel across people (README, "Funnels across people") — the numbers of
+/// The chain walk of a funnel across people (HandzQuery docs, "Funnels across people") — the numbers of
 /// ``FunnelSQLBuilder/linkedChainCTEs(_:)``, computed in memory from the same events.
 extension FunnelEvaluator {
     /// One link: the first actor's step-H event on the chain of an in-range entry.

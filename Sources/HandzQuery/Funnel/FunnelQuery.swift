@@ -11,7 +11,7 @@ public enum ActorKind: String, Sendable, CaseIterable {
 
 /// One funnel run: a definition and the parameters of CH33 §5.1 analysis.
 ///
-/// The semantics (README, "Funnel semantics"), which the SQL of every dialect implements:
+/// The semantics (HandzQuery docs, "Funnel semantics"), which the SQL of every dialect implements:
 /// - per actor, events are totally ordered by (`event_time_utc`, `event_id`);
 /// - an **entry** is a step-1 event with time in [`fromMs`, `toMs`); later steps may fall after
 ///   `toMs`, up to the window;

@@ -1,7 +1,7 @@
 import HandzAnalyticsCore
 
 /// Funnels across people (a step with `actor: other`, CH33 §5.1 F2): the SQL of the semantics in
-/// the README ("Funnels across people"), for every dialect.
+/// the HandzQuery docs ("Funnels across people"), for every dialect.
 ///
 /// - The sender's steps 1…H are the single-actor running-window chains (``windowChainCTEs(_:steps:source:prefix:linkPosition:)``,
 ///   CTEs `sp…`, `sch`, `srk`), which also give each entry's step-H event by its place `ph` in its

@@ -37,7 +37,7 @@ public struct PanelDefinition: Sendable, Equatable {
     public var limit: Int
     /// How the panel reads the bullet, when it approximates it.
     public var note: String?
-    /// What the catalog cannot supply for this bullet (shown on the panel, listed in the README).
+    /// What the catalog cannot supply for this bullet (shown on the panel, listed in the HandzDashboards docs, "Dashboard definitions").
     public var missing: String?
 
     public init(id: String, title: String, bullet: String, chart: ChartKind, sources: [PanelSource] = [], unit: String = "",

@@ -13,7 +13,7 @@ import HandzSigning
 /// stored after the step passed through a node that knew.
 public final class DeletedSubjects: @unchecked Sendable {
     /// How far back requests are remembered: the client's queue drops events older than 30 days
-    /// (README "Offline queue"), plus a day of margin.
+    /// (HandzAnalyticsClient docs, "What the client guarantees"), plus a day of margin.
     public static let windowMs: Int64 = 31 * 86_400_000
 
     private let lock = NSLock()

@@ -58,7 +58,7 @@ public enum SimulatedFault: String, CaseIterable, Sendable, Hashable {
         }
     }
 
-    /// What goes wrong, for `simulate --help` and the README.
+    /// What goes wrong, for `simulate --help` and the HandzQA docs ("Faults").
     public var summary: String {
         switch self {
         case .doubleAppOpen: "app_open tracked twice on one foreground entry"
