@@ -1,3 +1,4 @@
+import HandzAnalyticsCore
 import HandzQuery
 import HandzSQLite
 

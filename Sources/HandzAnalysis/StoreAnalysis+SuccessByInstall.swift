@@ -1,3 +1,4 @@
+import HandzAnalyticsCore
 import HandzQuery
 import HandzSQLite
 import HandzStore
@@ -38,7 +39,7 @@ extension StoreAnalysis {
             probe.reset()
             try probe.bind([.text(window.actor), .integer(window.fromMs), .integer(window.throughMs), .integer(watermark)])
             while try probe.step() {
-                evaluator.add(actorNumber: window.actorNumber, timeMs: probe.int64(0), eventID: FunnelEvaluator.idWords(probe.bytes(1)),
+                evaluator.add(actorNumber: window.actorNumber, timeMs: probe.int64(0), eventID: UUIDWords(orderingBytes: probe.bytes(1)),
                               steps: successBit, breakdown: nil)
             }
         }

@@ -70,25 +70,26 @@ public final class StoreAnalysis {
         // of a funnel across people.
         let flags = Int32(query.funnel.steps.count + (query.funnel.successCondition == nil ? 0 : 1))
         let linked = query.funnel.handoffIndex == nil ? 0 : Int32(FunnelSQLBuilder.linkProperties(query.funnel).count)
-        // Actors are canonical UUID text almost always: known by their 16 bytes, each one's text
-        // is made once, not once per event.
-        var actorsByID: [UUIDWords: Int32] = [:]
+        // Actors are canonical UUID text almost always: known by their 16 bytes (in the same
+        // open-addressing table as the session rollups, not a SipHash dictionary), each one's
+        // text is made once, not once per event.
+        var actorsByID = WordPairTable()
         while try statement.step() {
             var mask: UInt32 = 0
             for k in 0..<flags where statement.int64(4 + k) != 0 { mask |= 1 << UInt32(k) }
             let values = linked == 0 ? [] : (0..<linked).map { statement.text(4 + flags + $0) }
             let actor: Int32
             if let id = UUIDWords(lowercaseText: statement.bytes(0)) {
-                if let known = actorsByID[id] {
+                if let known = actorsByID.value(id.high, id.low) {
                     actor = known
                 } else {
                     actor = evaluator.actorNumber(statement.text(0) ?? "")
-                    actorsByID[id] = actor
+                    actorsByID.set(id.high, id.low, actor)
                 }
             } else {
                 actor = evaluator.actorNumber(statement.text(0) ?? "")
             }
-            evaluator.add(actorNumber: actor, timeMs: statement.int64(1), eventID: FunnelEvaluator.idWords(statement.bytes(2)), steps: mask,
+            evaluator.add(actorNumber: actor, timeMs: statement.int64(1), eventID: UUIDWords(orderingBytes: statement.bytes(2)), steps: mask,
                           breakdown: statement.isNull(3) ? nil : statement.text(3), values: values)
         }
     }

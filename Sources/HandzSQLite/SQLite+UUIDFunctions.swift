@@ -98,39 +98,3 @@ enum UUIDBytes {
     }
 }
 
-/// A UUID's 16 bytes as two words, most significant first: ordered and compared like SQLite
-/// orders and compares the 16-byte blob (`memcmp`), hashed without allocating.
-public struct UUIDWords: Hashable, Comparable, Sendable {
-    public var high: UInt64
-    public var low: UInt64
-
-    public init(high: UInt64, low: UInt64) {
-        self.high = high
-        self.low = low
-    }
-
-    /// The words of 16 bytes; nil for any other length.
-    public init?(bytes: UnsafeRawBufferPointer) {
-        guard bytes.count == 16 else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0
-        for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
-        for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
-        self.init(high: high, low: low)
-    }
-
-    /// The words of canonical lower-case UUID text (what `uuid_text` writes); nil for anything
-    /// else, upper case included, so that equal words mean equal text.
-    public init?(lowercaseText text: UnsafeRawBufferPointer) {
-        guard text.count == 36, !text.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) else { return nil }
-        let parsed: UUIDWords? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { bytes in
-            guard UUIDBytes.parse(text.baseAddress!.assumingMemoryBound(to: UInt8.self), into: bytes) else { return nil }
-            return UUIDWords(bytes: UnsafeRawBufferPointer(bytes))
-        }
-        guard let parsed else { return nil }
-        self = parsed
-    }
-
-    public static func < (lhs: UUIDWords, rhs: UUIDWords) -> Bool {
-        (lhs.high, lhs.low) < (rhs.high, rhs.low)
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 import HandzSQLite
 import HandzStore
 import HandzTestSupport

@@ -59,14 +59,14 @@ public struct FunnelEvaluator {
     /// breakdown property's value (nil without a breakdown, or when the event lacks it); `values`,
     /// in a funnel across people, the event's linked ids (``FunnelSQLBuilder/linkProperties(_:)``).
     public mutating func add(actor: String, timeMs: Int64, eventID: [UInt8], steps: UInt32, breakdown: String?, values linked: [String?] = []) {
-        let id = eventID.withUnsafeBytes { Self.idWords($0) }
+        let id = eventID.withUnsafeBytes { UUIDWords(orderingBytes: $0) }
         add(actorNumber: actorNumber(actor), timeMs: timeMs, eventID: id, steps: steps, breakdown: breakdown, values: linked)
     }
 
     /// ``add(actor:timeMs:eventID:steps:breakdown:values:)`` for a reader that numbers its actors
     /// by ``actorNumber(_:)`` once each (knowing them by a cheaper key than the text), with the
-    /// event id as ``idWords(_:)`` gives it: no allocation per event.
-    public mutating func add(actorNumber: Int32, timeMs: Int64, eventID: (high: UInt64, low: UInt64), steps: UInt32, breakdown: String?, values linked: [String?] = []) {
+    /// event id as ``UUIDWords/init(orderingBytes:)`` gives it: no allocation per event.
+    public mutating func add(actorNumber: Int32, timeMs: Int64, eventID: UUIDWords, steps: UInt32, breakdown: String?, values linked: [String?] = []) {
         var event = Event(timeMs: timeMs, idHigh: eventID.high, idLow: eventID.low, steps: steps, breakdown: intern(breakdown))
         if !linked.isEmpty {
             event.values = Int32(values.count)
@@ -83,17 +83,6 @@ public struct FunnelEvaluator {
         actorEvents.append([])
         actorNumbers[actor] = number
         return number
-    }
-
-    /// A stored event_id as two words, first 8 bytes high: ordered like the bytes (shorter ids
-    /// padded with zeros, bytes past 16 ignored).
-    public static func idWords(_ bytes: UnsafeRawBufferPointer) -> (high: UInt64, low: UInt64) {
-        var high: UInt64 = 0, low: UInt64 = 0
-        for offset in 0..<16 {
-            let byte = UInt64(offset < bytes.count ? bytes[offset] : 0)
-            if offset < 8 { high = high << 8 | byte } else { low = low << 8 | byte }
-        }
-        return (high, low)
     }
 
     mutating func intern(_ value: String?) -> Int32 {
