@@ -65,7 +65,7 @@ public struct FunnelEvaluator {
 
     /// ``add(actor:timeMs:eventID:steps:breakdown:values:)`` for a reader that numbers its actors
     /// by ``actorNumber(_:)`` once each (knowing them by a cheaper key than the text), with the
-    /// event id as ``UUIDWords/init(orderingBytes:)`` gives it: no allocation per event.
+    /// event id as `UUIDWords(orderingBytes:)` (core) gives it: no allocation per event.
     public mutating func add(actorNumber: Int32, timeMs: Int64, eventID: UUIDWords, steps: UInt32, breakdown: String?, values linked: [String?] = []) {
         var event = Event(timeMs: timeMs, idHigh: eventID.high, idLow: eventID.low, steps: steps, breakdown: intern(breakdown))
         if !linked.isEmpty {
