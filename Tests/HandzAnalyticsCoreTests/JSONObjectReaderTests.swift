@@ -62,4 +62,31 @@ import Testing
         #expect(Self.members(deep) == nil)
         #expect(Self.members(fits)?.first?.1 == "other")
     }
+
+    /// Reads only `want`, skipping every other member; nil when malformed.
+    static func only(_ want: String, in text: String) -> String? {
+        Array(text.utf8).withUnsafeBytes { raw -> String? in
+            var reader = JSONObjectReader(raw)
+            var found = "absent"
+            do {
+                var first = try reader.beginObject()
+                while let key = try reader.nextKey(&first) {
+                    guard String(decoding: key, as: UTF8.self) == want else { try reader.skipValue(); continue }
+                    if case .string(let text) = try reader.value() { found = String(decoding: text, as: UTF8.self) }
+                }
+                try reader.finish()
+                return found
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    @Test("skipped members are checked like read ones, and skipping leaves the wanted member intact")
+    func skipsChecked() {
+        #expect(Self.only("b", in: #"{"a":"x\n\u00e9","b":"k\"ept","c":[{"d":"\t"}]}"#) == "k\"ept")
+        #expect(Self.only("b", in: #"{"a":"bad \x escape","b":"kept"}"#) == nil)
+        #expect(Self.only("b", in: #"{"a":"\ud800","b":"kept"}"#) == nil)
+        #expect(Self.only("b", in: #"{"a":01,"b":"kept"}"#) == nil)
+    }
 }

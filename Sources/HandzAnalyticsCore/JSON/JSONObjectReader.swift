@@ -99,9 +99,11 @@ public struct JSONObjectReader {
         }
     }
 
-    /// Skips the member value at the cursor, containers included.
+    /// Skips the member value at the cursor, containers included. Checked like any value, but a
+    /// skipped string's escapes are not decoded (most members are skipped).
     public mutating func skipValue() throws(Malformed) {
-        _ = try value()
+        guard scanner.peek == UInt8(ascii: "\"") else { _ = try value(); return }
+        do { _ = try scanner.scanString() } catch { throw Malformed() }
     }
 
     /// The string at the cursor, escapes decoded.
