@@ -17,14 +17,32 @@ import NIOCore
 /// - `/dashboards/…` — the dashboards, for analyst keys, on the embedded store (``DashboardRoutes``)
 /// - `GET /health`, and `GET /metrics` (Prometheus text) when it is served on the ingest port
 ///   (``MetricsPlacement``; otherwise ``metricsOnly()`` serves it on its own listener)
+///
+/// Only the routes in ``bodyReaders`` take a request body; ``RequestBodyGuard`` refuses one
+/// everywhere else, unknown paths included.
 enum IngestRouter {
+    /// The routes whose handlers read a body, each bounded in size and by the body timeout
+    /// (``collect(_:limit:within:)``): the batch, and the signed routes whose signature covers a
+    /// (normally empty) body. Named as the router names them (`{capture}` for a parameter).
+    static let bodyReaders: Set<String> = [
+        "POST /v1/batch", "DELETE /v1/users/{user_id}", "GET /v1/deletions/{request_id}",
+        "POST /v1/admin/maintenance", "POST /v1/admin/reload", "GET /v1/client-config",
+    ]
+
     static func make(service: IngestService, accessLog: AccessLog?, bodyTimeout: Duration = .seconds(30),
                      clientConfig: ClientConfig = ClientConfig(), servesMetrics: Bool = true, dashboards: DashboardSite? = nil) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         if let accessLog { router.add(middleware: AccessLogMiddleware(log: accessLog)) }
+        // Before every route (a middleware applies to the routes added after it, and to the
+        // not-found answer).
+        router.add(middleware: RequestBodyGuard(readers: bodyReaders.union(dashboards == nil ? [] : DashboardRoutes.bodyReaders)))
 
         router.post("/v1/batch") { request, context in
-            guard service.admit() else { return response(service.concurrencyLimited) }
+            // Refused before its body is read: close rather than drain a body still arriving.
+            guard service.admit() else {
+                return RequestBodyGuard.declaresBody(request.headers) ? closing(service.concurrencyLimited, channel: context.channel)
+                    : response(service.concurrencyLimited)
+            }
             defer { service.release() }
             if let length = request.headers[.contentLength].flatMap(Int.init), let tooLarge = service.tooLarge(contentLength: length) {
                 return closing(tooLarge, channel: context.channel)
@@ -87,6 +105,7 @@ enum IngestRouter {
     /// The metrics listener's router: `GET /metrics` and nothing else.
     static func metricsOnly() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
+        router.add(middleware: RequestBodyGuard(readers: []))
         addMetrics(to: router)
         return router
     }

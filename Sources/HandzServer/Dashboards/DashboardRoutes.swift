@@ -23,6 +23,10 @@ enum DashboardRoutes {
         ("Cache-Control", "no-store"),
     ]
 
+    /// The dashboard routes that read a body (the sign-in form; sign-out reads and ignores one),
+    /// for ``RequestBodyGuard``: every page refuses a body.
+    static let bodyReaders: Set<String> = ["POST \(SitePages.root)/login", "POST \(SitePages.root)/logout"]
+
     static func add(to router: Router<ServerContext>, site: DashboardSite, bodyTimeout: Duration) {
         let root = SitePages.root
         router.get(RouterPath(root + "/login")) { _, _ in respond(.init(status: 200, html: SitePages.login())) }
@@ -34,19 +38,19 @@ enum DashboardRoutes {
         }
         router.post(RouterPath(root + "/logout")) { request, context in
             try await IngestRouter.withSmallBody(request, context, within: bodyTimeout) { _ in
-                respond(site.signOut(cookie: request.headers[.cookie], origin: request.headers[.origin], fetchSite: request.headers[fetchSite],
+                respond(site.signOut(cookie: cookies(request), origin: request.headers[.origin], fetchSite: request.headers[fetchSite],
                                      host: request.head.authority))
             }
         }
         // `/dashboards` and `/dashboards/` are one route (the router ignores a trailing slash).
         router.get(RouterPath(root + "/")) { request, _ in
-            respond(await site.page(.index, query: request.uri.query ?? "", cookie: request.headers[.cookie]))
+            respond(await site.page(.index, query: request.uri.query ?? "", cookie: cookies(request)))
         }
         router.get(RouterPath(root + "/explore")) { request, _ in
-            respond(await site.page(.explorer, query: request.uri.query ?? "", cookie: request.headers[.cookie]))
+            respond(await site.page(.explorer, query: request.uri.query ?? "", cookie: cookies(request)))
         }
         router.get(RouterPath(root + "/d/:dashboard")) { request, context in
-            respond(await site.page(.dashboard(context.parameters.get("dashboard") ?? ""), query: request.uri.query ?? "", cookie: request.headers[.cookie]))
+            respond(await site.page(.dashboard(context.parameters.get("dashboard") ?? ""), query: request.uri.query ?? "", cookie: cookies(request)))
         }
         // Any other address under the root: a fixed 404 with the same headers.
         router.get(RouterPath(root + "/**")) { _, _ in
@@ -57,9 +61,19 @@ enum DashboardRoutes {
     static let fetchSite = HTTPField.Name("Sec-Fetch-Site")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
 
+    /// Every `Cookie` field of the request as one header: a client may send several (HTTP/2
+    /// always splits them), and the session rule looks at all of them
+    /// (``AnalystSessions/SessionCookie``).
+    static func cookies(_ request: Request) -> String? {
+        let fields = request.headers[values: .cookie]
+        return fields.isEmpty ? nil : fields.joined(separator: "; ")
+    }
+
+    /// The answer as a response; its body is handed over as it is (a cached page's storage is
+    /// shared, never copied).
     static func respond(_ page: DashboardSite.SiteAnswer) -> Response {
         var headers = IngestRouter.fields(securityHeaders + page.headers)
-        if !page.html.isEmpty { headers[.contentType] = "text/html; charset=utf-8" }
-        return Response(status: .init(code: page.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: page.html)))
+        if page.body.readableBytes > 0 { headers[.contentType] = "text/html; charset=utf-8" }
+        return Response(status: .init(code: page.status), headers: headers, body: .init(byteBuffer: page.body))
     }
 }
