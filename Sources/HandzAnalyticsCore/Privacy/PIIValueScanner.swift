@@ -12,9 +12,14 @@ public enum PIIKind: String, Sendable, CaseIterable {
 /// What it flags, precisely:
 /// - **email address**: `local@domain.tld` — a local-part character before an `@`, then dot-separated
 ///   labels ending in a top-level label of two or more letters;
-/// - **phone number**: `+` followed by 7–15 digits (spaces, `-`, `.`, `(`, `)` between them);
-///   the North American shape `(555) 123-4567` / `555-123-4567` / `555.123.4567` / `555 123 4567`;
-///   or any unbroken run of 10–15 digits;
+/// - **phone number**: `+` followed by 7–15 digits (spaces, `-`, `.`, `(`, `)` between them); any
+///   unbroken run of 10–15 digits; or digit groups joined by single separators (space, `-`, `.`,
+///   `_`, `/`) that read as a number by E.164 length and grouping: 7–15 digits after an international
+///   `00`, 9–15 with a trunk prefix `0` (`020 7946 0958`, `030_1234567`, `01.99.00.12.34`), 9–15
+///   without a prefix when one group has three or more digits (`201-555-0123`, `612 34 56 78`) —
+///   calendar dates, clock times and round quantities excepted. `PhoneNumberShape` states the
+///   rule and its boundary exactly (issue 32 item 5: the North American grouping alone let
+///   `settings/020_7946_0958` through);
 /// - **card-like number**: an unbroken run of 16 or more digits, or four groups of four digits
 ///   separated by spaces or hyphens;
 /// - **IP address**: a dotted quad of numbers 0–255 (not part of a longer dotted run), or an IPv6
@@ -28,10 +33,16 @@ public enum PIIKind: String, Sendable, CaseIterable {
 ///   `look_at_me_now` out. (Issue 21 §8; the other formats' separators — `.` in versions, `-` in
 ///   UUIDs — were already separators.)
 ///
-/// Deliberately not flagged: runs of up to 9 digits (counts, build numbers, dates), ISO-8601
-/// timestamps and versions. The validator does not scan a value that matched a format whose
-/// grammar rules every detector out (``StringFormat/canCarryPII``); for `uuid` that matters: about
-/// 1 in 280 random UUIDs has an all-digit last group that would read as a 12-digit phone number.
+/// The detectors run cheapest and most specific first: email, unbroken runs and card groups, `+`
+/// numbers, IPv4 and IPv6 (so four numbers 0–255 read as an IP address, whatever else they could
+/// be), the same with `_` and `/` as separators, and the digit-group phone rule last.
+///
+/// Deliberately not flagged: unbroken runs of up to 9 digits (counts, build numbers, dates), digit
+/// groups of 8 digits or fewer without `+`/`00` (dates, `555-0123`, Danish and Norwegian national
+/// numbers), ISO-8601 timestamps and versions. The validator does not scan a value that matched a
+/// format whose grammar rules every detector out (``StringFormat/canCarryPII``); for `uuid` that
+/// matters: about 1 in 50 random UUIDs trips a detector by coincidence (1 in 280 has an all-digit
+/// last group, a 12-digit run; others have three all-digit groups in the middle).
 public enum PIIValueScanner {
     public static func scan(_ value: String) -> PIIKind? {
         var value = value
@@ -58,13 +69,13 @@ public enum PIIValueScanner {
             if let kind = digitRun(p, n) { return kind }
             if hasCardGroups(p, n) { return .cardNumber }
         }
-        if digits >= 7 {
-            if plus, hasInternationalPhone(p, n) { return .phoneNumber }
-            if hasNorthAmericanPhone(p, n) { return .phoneNumber }
-        }
+        if digits >= 7, plus, hasInternationalPhone(p, n) { return .phoneNumber }
         if dots >= 3, hasIPv4(p, n) { return .ipAddress }
         if colons >= 2, hasIPv6(p, n) { return .ipAddress }
-        return separated ? scanWithFormatSeparators(p, n, digits: digits) : nil
+        if separated, let kind = scanWithFormatSeparators(p, n, digits: digits) { return kind }
+        // Reads every separator itself, `_` and `/` included (issue 32 item 5).
+        if digits >= PhoneNumberShape.minimumDigits, PhoneNumberShape.hasGroupedPhoneNumber(p, n) { return .phoneNumber }
+        return nil
     }
 
     /// Whether `at` stands alone between separators (`_`, `/`, `.`), as in `john_at_gmail_com`.
@@ -80,8 +91,9 @@ public enum PIIValueScanner {
         return false
     }
 
-    /// The detectors again with `_` and `/` read as separators: once as `-` (phone and card
-    /// shapes) and once as `.` (IPv4, and email addresses with `@` or a spelled-out `at`).
+    /// The detectors again with `_` and `/` read as separators: once as `-` (card groups and `+`
+    /// numbers) and once as `.` (IPv4, and email addresses with `@` or a spelled-out `at`). The
+    /// digit-group phone rule (`PhoneNumberShape`) reads `_` and `/` itself.
     static func scanWithFormatSeparators(_ p: UnsafeRawPointer, _ n: Int, digits: Int) -> PIIKind? {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(n, 1)) { copy in
             /// A copy with each `_` or `/` replaced by `between` when digits stand on both sides,
@@ -98,11 +110,7 @@ public enum PIIValueScanner {
                 }
                 return UnsafeRawPointer(copy.baseAddress!)
             }
-            if digits >= 10 {
-                let q = normalized(between: UInt8(ascii: "-"), elsewhere: UInt8(ascii: " "))
-                if hasCardGroups(q, n) { return .cardNumber }
-                if hasNorthAmericanPhone(q, n) { return .phoneNumber }
-            }
+            if digits >= 10, hasCardGroups(normalized(between: UInt8(ascii: "-"), elsewhere: UInt8(ascii: " ")), n) { return .cardNumber }
             if digits >= 7, hasInternationalPhone(normalized(between: UInt8(ascii: "-"), elsewhere: UInt8(ascii: " ")), n) { return .phoneNumber }
             if digits >= 4, hasIPv4(normalized(between: UInt8(ascii: "."), elsewhere: UInt8(ascii: " ")), n) { return .ipAddress }
             let email = UnsafeRawBufferPointer(start: p, count: n).contains(UInt8(ascii: "@")) || hasAtToken(p, n)
@@ -254,39 +262,6 @@ public enum PIIValueScanner {
                 j += 1
             }
             if digits >= 7 && digits <= 15 { return true }
-        }
-        return false
-    }
-
-    /// `(555) 123-4567`, `(555)123-4567`, `555-123-4567`, `555.123.4567`, `555 123 4567`.
-    static func hasNorthAmericanPhone(_ p: UnsafeRawPointer, _ n: Int) -> Bool {
-        func digits(_ i: Int, _ count: Int) -> Bool {
-            guard i + count <= n else { return false }
-            for k in 0..<count where !ByteClass.isDigit(ByteClass.at(p, i + k)) { return false }
-            return true
-        }
-        func separator(_ i: Int) -> Bool {
-            let b = at(p, n, i)
-            return b == UInt8(ascii: " ") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
-        }
-        for i in 0..<n where !ByteClass.isDigit(at(p, n, i - 1)) {
-            var j = i
-            let parenthesised = ByteClass.at(p, i) == UInt8(ascii: "(")
-            if parenthesised { j += 1 }
-            guard digits(j, 3), !ByteClass.isDigit(at(p, n, j + 3)) else { continue }
-            j += 3
-            if parenthesised {
-                guard at(p, n, j) == UInt8(ascii: ")") else { continue }
-                j += 1
-                if separator(j) { j += 1 }
-            } else {
-                guard separator(j) else { continue }
-                j += 1
-            }
-            guard digits(j, 3), separator(j + 3) else { continue }
-            j += 4
-            guard digits(j, 4), !ByteClass.isDigit(at(p, n, j + 4)) else { continue }
-            return true
         }
         return false
     }
