@@ -5,7 +5,8 @@
 -- ALTER ROLE … PASSWORD, or authenticate them in pg_hba.conf):
 --   handz_admin    owns the database and the tables: migrations, VACUUM FULL, maintenance.
 --   handz_ingest   what `handz-analytics serve` connects as: exactly the server's queries, no DDL.
---   handz_analyst  read-only: events without user_id, rejected_events, batches, nothing else.
+--   handz_analyst  read-only: events without user_id, rejected_events, batches, install_first_seen
+--                  (install ids and times, which the cohort KPIs read), nothing else.
 --
 -- Setup, in order:
 --   1. As a superuser: CREATE ROLE handz_admin LOGIN; CREATE DATABASE handz OWNER handz_admin;
@@ -34,11 +35,11 @@
 
 BEGIN;
 
--- Refuse an unmigrated (or pre-migration-3) schema: grants on missing tables would fail halfway.
+-- Refuse an unmigrated (or pre-migration-4) schema: grants on missing tables would fail halfway.
 DO $$
 BEGIN
-    IF to_regclass('schema_migrations') IS NULL OR to_regclass('deletion_requests') IS NULL THEN
-        RAISE EXCEPTION 'the Handz schema is not migrated (migration 3 or later) in database %', current_database()
+    IF to_regclass('schema_migrations') IS NULL OR to_regclass('deletion_requests') IS NULL OR to_regclass('install_first_seen') IS NULL THEN
+        RAISE EXCEPTION 'the Handz schema is not migrated (migration 4 or later) in database %', current_database()
             USING HINT = 'run any store command as handz_admin first, e.g. handz-analytics deletions list --store postgres://handz_admin@HOST/DATABASE';
     END IF;
 END
@@ -96,6 +97,7 @@ ALTER TABLE privacy_audit OWNER TO handz_admin;
 ALTER TABLE store_meta OWNER TO handz_admin;
 ALTER TABLE deletion_requests OWNER TO handz_admin;
 ALTER TABLE schema_migrations OWNER TO handz_admin;
+ALTER TABLE install_first_seen OWNER TO handz_admin;
 
 -- The analysts' view of events: every column but user_id. It reads events with its owner's
 -- (handz_admin's) privileges, so handz_analyst needs SELECT on the view only.
@@ -118,7 +120,7 @@ REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 REVOKE ALL ON SCHEMA public FROM handz_ingest, handz_analyst;
 GRANT USAGE ON SCHEMA public TO handz_admin, handz_ingest, handz_analyst;
 REVOKE ALL ON TABLE events, rejected_events, batches, privacy_audit, store_meta, deletion_requests,
-    schema_migrations, events_analyst FROM PUBLIC, handz_ingest, handz_analyst;
+    schema_migrations, install_first_seen, events_analyst FROM PUBLIC, handz_ingest, handz_analyst;
 REVOKE ALL ON SEQUENCE rejected_events_id_seq, batches_id_seq, privacy_audit_id_seq
     FROM PUBLIC, handz_ingest, handz_analyst;
 
@@ -132,6 +134,9 @@ GRANT SELECT, INSERT, DELETE ON rejected_events, batches, privacy_audit TO handz
 GRANT SELECT, INSERT, UPDATE ON store_meta TO handz_ingest;
 GRANT SELECT, INSERT, UPDATE, DELETE ON deletion_requests TO handz_ingest;
 GRANT SELECT ON schema_migrations TO handz_ingest;
+-- Each install's first-seen time: upserted with the events, changed by de-identification,
+-- purged by retention (issue 32 §6).
+GRANT SELECT, INSERT, UPDATE, DELETE ON install_first_seen TO handz_ingest;
 GRANT USAGE, SELECT ON SEQUENCE rejected_events_id_seq, batches_id_seq, privacy_audit_id_seq TO handz_ingest;
 
 -- handz_analyst: read-only, never user_id; nothing on privacy_audit, store_meta (the audit
@@ -139,6 +144,6 @@ GRANT USAGE, SELECT ON SEQUENCE rejected_events_id_seq, batches_id_seq, privacy_
 GRANT SELECT (event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_state,
               app_version, build_number, platform, os_version, device_model, locale, timezone,
               network_state, key_id, catalog_version, properties) ON events TO handz_analyst;
-GRANT SELECT ON rejected_events, batches, events_analyst TO handz_analyst;
+GRANT SELECT ON rejected_events, batches, events_analyst, install_first_seen TO handz_analyst;
 
 COMMIT;

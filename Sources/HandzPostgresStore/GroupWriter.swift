@@ -125,12 +125,18 @@ actor GroupWriter {
             var claimed: Set<String> = []
             var index = 0
             var results: [AppendResult] = []
+            var firstSeen: [String: (first: Int64, last: Int64)] = [:]
             for batch in batches {
                 var flags: [Bool] = []
                 for _ in 0..<batch.rows.count {
                     let id = ids[index]
+                    let new = inserted.contains(id) && claimed.insert(id).inserted
+                    flags.append(new)
+                    if new && names[index] == "app_open" {
+                        let known = firstSeen[installs[index]]
+                        firstSeen[installs[index]] = (min(known?.first ?? .max, times[index]), max(known?.last ?? .min, received[index]))
+                    }
                     index += 1
-                    flags.append(inserted.contains(id) && claimed.insert(id).inserted)
                 }
                 let result = AppendResult(inserted: flags)
                 results.append(result)
@@ -145,8 +151,24 @@ actor GroupWriter {
                     "INSERT INTO batches(received_time_ms, key_id, sent_at_ms, events, accepted, duplicates, rejected, body_bytes) VALUES (\(batch.receivedTimeMs), \(batch.keyID), \(batch.sentAtMs), \(batch.rows.count + batch.rejected.count), \(result.accepted), \(result.duplicates), \(batch.rejected.count), \(batch.bodyBytes))",
                     logger: logger)
             }
+            try await upsertFirstSeen(firstSeen, on: connection)
             return results
         }
+    }
+
+    /// Each install's first-seen time (HandzStore.InstallFirstSeen), from the group's new
+    /// app_opens: one statement, installs in order (two nodes take the keys in the same order).
+    private func upsertFirstSeen(_ firstSeen: [String: (first: Int64, last: Int64)], on connection: PostgresConnection) async throws {
+        guard !firstSeen.isEmpty else { return }
+        let installs = firstSeen.keys.sorted()
+        let firsts = installs.map { firstSeen[$0]!.first }, lasts = installs.map { firstSeen[$0]!.last }
+        _ = try await connection.query("""
+            INSERT INTO install_first_seen (install_id, first_app_open_ms, last_received_ms)
+            SELECT i, f, l FROM unnest(\(installs)::text[], \(firsts)::bigint[], \(lasts)::bigint[]) AS x(i, f, l) ORDER BY i COLLATE "C"
+            ON CONFLICT (install_id) DO UPDATE SET
+                first_app_open_ms = LEAST(install_first_seen.first_app_open_ms, excluded.first_app_open_ms),
+                last_received_ms = GREATEST(install_first_seen.last_received_ms, excluded.last_received_ms)
+            """, logger: logger)
     }
 
     static func uuidText(_ bytes: [UInt8]) -> String { UUIDText.canonical(bytes) }

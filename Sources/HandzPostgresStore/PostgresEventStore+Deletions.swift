@@ -126,6 +126,8 @@ extension PostgresEventStore {
                             """, binds: bindings), logger: logger)
                     }
                 }
+                // The install's first-seen time stays with the copy holding its first app_open.
+                if !sessions.isEmpty { try await Self.firstSeenAfterDeidentification(connection, logger: logger, install: install, past: newInstall, cutoffMs: cutoff) }
                 result.sessions += sessions.count
                 result.installs += 1
             }

@@ -195,6 +195,8 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
             }
             var result = PurgeResult()
             result.events = try await count("WITH d AS (DELETE FROM events WHERE received_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
+            // First-seen times stay while their install has an app_open left (HandzStore.InstallFirstSeen).
+            _ = try await connection.query("DELETE FROM install_first_seen WHERE last_received_ms < \(cutoffMs)", logger: logger)
             result.rejectedEvents = try await count("WITH d AS (DELETE FROM rejected_events WHERE received_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
             result.batches = try await count("WITH d AS (DELETE FROM batches WHERE received_time_ms < \(cutoffMs) RETURNING 1) SELECT COUNT(*)::BIGINT FROM d")
             result.deletionRequests = try await count(

@@ -80,5 +80,22 @@ enum PostgresSchema {
             "ALTER TABLE events ALTER COLUMN user_id SET STATISTICS 0",
             "ALTER TABLE deletion_requests ALTER COLUMN user_id SET STATISTICS 0",
         ]),
+        // The embedded store's migration 6 (issue 32 §6): each install's first-seen time, kept
+        // through retention and de-identification (HandzStore.InstallFirstSeen), filled from the
+        // stored app_opens as they stand. Idempotent.
+        Migration(version: 4, description: "install first-seen times", statements: [
+            """
+            CREATE TABLE IF NOT EXISTS install_first_seen (
+                install_id        TEXT COLLATE "C" PRIMARY KEY,
+                first_app_open_ms BIGINT NOT NULL,
+                last_received_ms  BIGINT NOT NULL
+            )
+            """,
+            """
+            INSERT INTO install_first_seen (install_id, first_app_open_ms, last_received_ms)
+            SELECT install_id, MIN(event_time_ms), MAX(received_time_ms) FROM events WHERE event_name = 'app_open' GROUP BY install_id
+            ON CONFLICT (install_id) DO NOTHING
+            """,
+        ]),
     ]
 }

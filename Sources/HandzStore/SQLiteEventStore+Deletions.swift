@@ -112,6 +112,8 @@ extension SQLiteEventStore {
                     for (old, new) in renamed {
                         for (_, statement) in references { try statement.run([.text(new), .text(newInstall), .text(old)]) }
                     }
+                    // The install's first-seen time stays with the copy holding its first app_open.
+                    if !sessions.isEmpty { try InstallFirstSeen.deidentified(database, install: install, past: newInstall, cutoffMs: cutoff) }
                     result.sessions += sessions.count
                     result.installs += 1
                 }

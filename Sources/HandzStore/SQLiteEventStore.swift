@@ -146,7 +146,8 @@ public final class SQLiteEventStore: @unchecked Sendable {
     }
 
     /// Deletes what was received before `cutoffMs` (the retention period, CH33-P3; issue 14 §4):
-    /// events, quarantine records, batch receipts, completed deletion requests and audit rows.
+    /// events, quarantine records, batch receipts, completed deletion requests, audit rows, and
+    /// the first-seen times of installs with no `app_open` received since (``InstallFirstSeen``).
     /// The new audit row keeps the counts.
     @discardableResult
     public func purge(receivedBeforeMs cutoffMs: Int64, nowMs: Int64 = SQLiteEventStore.nowMs()) throws -> PurgeResult {
@@ -156,6 +157,8 @@ public final class SQLiteEventStore: @unchecked Sendable {
                 try database.prepare("DELETE FROM events WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
                 result.events = database.changes
                 try AnalyticalLayer.deleteReceived(database, beforeMs: cutoffMs)
+                // First-seen times stay while their install has an app_open left (issue 32 §6).
+                try database.prepare(InstallFirstSeen.purgeSQL).run([.integer(cutoffMs)])
                 try database.prepare("DELETE FROM rejected_events WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
                 result.rejectedEvents = database.changes
                 try database.prepare("DELETE FROM batches WHERE received_time_ms < ?1").run([.integer(cutoffMs)])

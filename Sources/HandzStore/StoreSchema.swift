@@ -99,6 +99,9 @@ public enum StoreSchema {
         Migration(version: 4, description: "analytical layer", sql: AnalyticalLayerSchema.migrationSQL),
         // Issue 15 §2: the layer's per-session rollup, filled from the layer's rows (see SessionRollup).
         Migration(version: 5, description: "session rollup", sql: SessionRollup.migrationSQL),
+        // Issue 32 §6: each install's first-seen time, kept through retention and de-identification
+        // (see InstallFirstSeen), filled from the log's app_opens as they stand.
+        Migration(version: 6, description: "install first-seen times", sql: InstallFirstSeen.migrationSQL),
     ]
 
     public static var currentVersion: Int { migrations.last!.version }

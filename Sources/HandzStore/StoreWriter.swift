@@ -27,6 +27,8 @@ final class StoreWriter: @unchecked Sendable {
     private let insertEvent: SQLiteStatement
     private let insertRejected: SQLiteStatement
     private let insertBatch: SQLiteStatement
+    /// Each install's first-seen time (``InstallFirstSeen``), once per install per commit.
+    private let upsertFirstSeen: SQLiteStatement
 
     init(database: SQLiteDatabase, configuration: StoreConfiguration) throws {
         self.database = database
@@ -35,6 +37,7 @@ final class StoreWriter: @unchecked Sendable {
         insertEvent = try database.prepare("INSERT OR IGNORE INTO events(\(columns.joined(separator: ", "))) VALUES (\((1...columns.count).map { "?\($0)" }.joined(separator: ", ")))")
         insertRejected = try database.prepare("INSERT INTO rejected_events(received_time_ms, key_id, event_name, error_codes, errors, byte_size) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         insertBatch = try database.prepare("INSERT INTO batches(received_time_ms, key_id, sent_at_ms, events, accepted, duplicates, rejected, body_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+        upsertFirstSeen = try database.prepare(InstallFirstSeen.upsertSQL)
         // A strong reference: the thread keeps the writer alive until `close()` lets `run()`
         // return. With `unowned`, a store opened and dropped at once (`handz-analytics stats`) could
         // be freed before the thread's first read of `self` — a crash CI caught (3 in 30 runs here).
@@ -157,8 +160,10 @@ final class StoreWriter: @unchecked Sendable {
     }
 
     /// Inserts the events of every batch of one commit in one pass, binding in place from one
-    /// merged buffer. Returns, per batch and row, whether the row was new. (Inserting in event_id
-    /// order was tried and measured slower: it scatters each batch's rows across the other indexes.)
+    /// merged buffer, then the first-seen times of the installs whose `app_open`s were new (one
+    /// upsert per install, ``InstallFirstSeen``). Returns, per batch and row, whether the row was
+    /// new. (Inserting in event_id order was tried and measured slower: it scatters each batch's
+    /// rows across the other indexes.)
     private func insertEvents(_ batches: [IngestBatch]) throws -> [[Bool]] {
         var rows = EventRows(capacity: batches.reduce(0) { $0 + $1.rows.count })
         var owner: [(batch: Int, row: Int)] = []
@@ -167,6 +172,7 @@ final class StoreWriter: @unchecked Sendable {
             owner += (0..<batch.rows.count).map { (index, $0) }
         }
         var inserted = batches.map { [Bool](repeating: false, count: $0.rows.count) }
+        var firstSeen = InstallFirstSeen.Pending()
         let statement = insertEvent
         // Reset and clear on every exit, thrown or returned: a statement left mid-step refuses
         // every later bind, and the writer would answer 503 to every batch until a restart.
@@ -194,10 +200,21 @@ final class StoreWriter: @unchecked Sendable {
                         }
                     }
                     try statement.step()
-                    inserted[batchIndex][rowIndex] = database.changes == 1
+                    let new = database.changes == 1
+                    inserted[batchIndex][rowIndex] = new
                     statement.resetKeepingBindings()
+                    // Only a stored app_open counts (a duplicate's time is the stored copy's).
+                    let name = rows.span(row, .eventName)
+                    if new && text[name.offset..<(name.offset + max(0, name.length))].elementsEqual(InstallFirstSeen.appOpen) {
+                        let install = rows.span(row, .installID)
+                        firstSeen.add(install: String(decoding: UnsafeRawBufferPointer(rebasing: text[install.offset..<(install.offset + max(0, install.length))]), as: UTF8.self),
+                                      eventTimeMs: rows.eventTimes[row], receivedMs: batches[batchIndex].receivedTimeMs)
+                    }
                 }
             }
+        }
+        for (install, times) in firstSeen.byInstall {
+            try upsertFirstSeen.run([.text(install), .integer(times.first), .integer(times.last)])
         }
         return inserted
     }

@@ -14,7 +14,8 @@ public struct KPISQLBuilder {
         self.dialect = dialect
     }
 
-    /// Install time (cohort measures): the actor's first app_open (CH33 has no install event).
+    /// Install time (cohort measures): the actor's first app_open (CH33 has no install event),
+    /// unless ``InstallFirstSeenTable`` knows the install was first seen earlier (see ``cohortCTEs(_:_:_:)``).
     static let activeEvent = "app_open"
 
     public func sql(_ query: KPIQuery) throws(QueryError) -> String {
@@ -35,7 +36,7 @@ public struct KPISQLBuilder {
         }
         switch kpi.measure {
         case .cohortConversion, .cohortReturn:
-            ctes += cohortCTEs(f, t)
+            ctes += cohortCTEs(query, f, t)
             let lower = kpi.measure == .cohortReturn ? "a.t >= a.t0 + \(86_400_000 * (kpi.day ?? 0))" : "a.t >= a.t0"
             let upper = kpi.measure == .cohortReturn ? "a.t < a.t0 + \(86_400_000 * ((kpi.day ?? 0) + 1))" : "a.t <= a.t0 + \(window)"
             // A member counts only once its whole window lies within the data (issue 21 §7):
@@ -49,7 +50,7 @@ public struct KPISQLBuilder {
                 + "FROM (SELECT COUNT(*) AS numerator FROM hit) nu CROSS JOIN "
                 + "(SELECT COALESCE(SUM(done), 0) AS denominator, COALESCE(SUM(1 - done), 0) AS left_out FROM cw) de2"
         case .cohortMedianTime:
-            ctes += cohortCTEs(f, t)
+            ctes += cohortCTEs(query, f, t)
             ctes.append("ft AS (SELECT a.actor AS actor, \(dialect.castInteger("MIN(a.t) - a.t0")) AS d FROM ca a WHERE a.is_target = 1 AND \(Self.inCohort(f, t)) AND a.t >= a.t0 GROUP BY a.actor, a.t0)")
             ctes.append("""
             md AS (SELECT d, ROW_NUMBER() OVER (ORDER BY d) AS r, COUNT(*) OVER () AS n FROM ft)
@@ -164,14 +165,34 @@ public struct KPISQLBuilder {
             : ("rep.session IS NOT NULL", " LEFT JOIN rep ON rep.session = \(sessions).session")
     }
 
-    /// `ca`: every row with its actor's install time `t0` (first app_open, over all data), a
-    /// window over the actor rather than a join back to the cohort (SQLite would run that join as
-    /// nested scans, quadratic in actors); `co`: the cohort, actors whose t0 is in [from, to).
-    func cohortCTEs(_ from: String, _ to: String) -> [String] {
-        [
-            "ca AS (SELECT actor, t, is_target, MIN(CASE WHEN is_open = 1 THEN t END) OVER (PARTITION BY actor) AS t0 FROM ae)",
-            "co AS (SELECT a.actor AS actor FROM ca a WHERE \(Self.inCohort(from, to)) GROUP BY a.actor)",
-        ]
+    /// `ca`: every row with its actor's install time `t0`, a window over the actor rather than a
+    /// join back to the cohort (SQLite would run that join as nested scans, quadratic in actors);
+    /// `co`: the cohort, actors whose t0 is in [from, to).
+    ///
+    /// `t0` is the actor's first stored app_open (`fo`), unless the actor's first-seen time (`fs`,
+    /// the earliest `first_app_open_ms` of its installs in ``InstallFirstSeenTable``) is earlier:
+    /// then its first app_open is gone — removed by retention, or held by a de-identified past
+    /// under another id, which keeps the cohort — and the actor's start is not in the data, so
+    /// `t0` is NULL and the actor is in no cohort (issue 32 §6: an old install never lands in a
+    /// later cohort). The table's rows join the window as rows of their own (`t` NULL, no flags):
+    /// one per install, not a lookup per event. An actor without a row (an empty table, a past
+    /// de-identified with its first app_open) keeps `fo`. Over the lake, which holds no table,
+    /// `t0` is `fo`.
+    func cohortCTEs(_ query: KPIQuery, _ from: String, _ to: String) -> [String] {
+        let firstOpen = "MIN(CASE WHEN is_open = 1 THEN t END) OVER (PARTITION BY actor)"
+        let ca: String
+        if query.source == .table {
+            let actor = query.actor == .user ? "COALESCE(um.um_user, f.install_id)" : "f.install_id"
+            let join = query.actor == .user ? " LEFT JOIN um ON um.um_install = f.install_id" : ""
+            let rows = "SELECT actor, t, is_target, is_open, \(dialect.nullInteger) AS seen FROM ae UNION ALL "
+                + "SELECT \(actor) AS actor, \(dialect.nullInteger) AS t, 0 AS is_target, 0 AS is_open, f.first_app_open_ms AS seen "
+                + "FROM \(InstallFirstSeenTable.name) f\(join)"
+            ca = "ca AS (SELECT actor, t, is_target, CASE WHEN fs < fo THEN \(dialect.nullInteger) ELSE fo END AS t0 "
+                + "FROM (SELECT actor, t, is_target, \(firstOpen) AS fo, MIN(seen) OVER (PARTITION BY actor) AS fs FROM (\(rows)) u) w)"
+        } else {
+            ca = "ca AS (SELECT actor, t, is_target, \(firstOpen) AS t0 FROM ae)"
+        }
+        return [ca, "co AS (SELECT a.actor AS actor FROM ca a WHERE \(Self.inCohort(from, to)) GROUP BY a.actor)"]
     }
 
     /// The row's actor is in the cohort.
@@ -241,7 +262,7 @@ public struct KPISQLBuilder {
     }
 
     /// Rows the measure can need: its events only (all events for sessions), in the range it
-    /// reads. Cohort measures read all time (install time is the first app_open ever), and so does
+    /// reads. Cohort measures read all time (install time is the first stored app_open), and so does
     /// `sessions_without_report`: every event (an install's last session) and reports after `to`.
     func prefilter(_ query: KPIQuery) throws(QueryError) -> String {
         let kpi = query.kpi

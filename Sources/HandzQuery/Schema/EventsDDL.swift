@@ -1,4 +1,5 @@
-/// `CREATE TABLE events` for the engines an analyst moves to (`handz-analytics sql ddl`). The
+/// `CREATE TABLE events` for the engines an analyst moves to (`handz-analytics sql ddl`), followed
+/// by the `install_first_seen` table the cohort KPIs read beside it (``InstallFirstSeenTable``). The
 /// embedded SQLite store's own DDL is `HandzStore.StoreSchema`; a test keeps the two in step.
 public enum EventsDDL {
     public static func createTable(_ dialect: SQLDialect) -> String {
@@ -20,7 +21,7 @@ public enum EventsDDL {
             sql += "CREATE INDEX events_by_name_time ON events(event_name, event_time_ms);\n"
         case .clickhouse, .spark, .bigquery: break
         }
-        return sql
+        return sql + InstallFirstSeenTable.createTable(dialect)
     }
 
     static func type(_ type: EventsTable.ColumnType, _ dialect: SQLDialect, nullable: Bool) -> String {
