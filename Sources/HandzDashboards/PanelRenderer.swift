@@ -60,11 +60,16 @@ struct PanelRenderer {
             let svg = Charts.funnel(id: "\(id)-\(index)", title: "\(funnel.id) \(funnel.title)", steps: bars, unit: panel.unit, previous: previousRows?.map(\.actors))
             out += figure("\(index)", svg, funnelTable(report, rows: rows, previous: previousRows, bucket: nil))
             // One table per value, numbered (values may differ only in characters an id drops);
-            // `data-breakdown` names the value.
+            // `data-breakdown` names the value. The query kept the top values and folded the rest
+            // into "other" (``BreakdownLimit``): at most nine tables, whatever the data holds.
             for (number, bucket) in (report.breakdown ?? []).enumerated() {
-                let previousBucket = before?.breakdown?.first { $0.value == bucket.value }
+                let previousBucket = bucket.isOther ? nil : before?.breakdown?.first { !$0.isOther && $0.value == bucket.value }
+                // The previous period kept its own top values: a value it folded into its "other"
+                // has no figure of its own there, and the two "other"s hold different values.
+                let previousUnknown = bucket.isOther || (previousBucket == nil && before?.breakdown?.contains(where: \.isOther) == true)
                 let previousBucketRows = before == nil ? nil : previousBucket.map { Self.rows($0.steps, $0.success) } ?? []
-                out += funnelTable(report, rows: Self.rows(bucket.steps, bucket.success), previous: previousBucketRows, bucket: bucket.value ?? "(not set)")
+                out += funnelTable(report, rows: Self.rows(bucket.steps, bucket.success), previous: previousBucketRows, previousUnknown: previousUnknown,
+                                   bucket: Self.bucketLabel(bucket), otherValues: bucket.otherValues)
                     .html(id: "\(id)-\(index)-bd-\(number + 1)-table")
             }
         }
@@ -77,6 +82,15 @@ struct PanelRenderer {
         steps + (success.map { [$0] } ?? [])
     }
 
+    /// How a breakdown bucket is named in its table: its value, `(not set)`, or `(other)`.
+    static func bucketLabel(_ bucket: FunnelBucket) -> String {
+        bucket.isOther ? otherLabel : bucket.value ?? "(not set)"
+    }
+
+    /// The name of the bucket or series that folds the values past ``BreakdownLimit/values``; in
+    /// brackets like `(not set)`, so no closed-set value or version can be mistaken for it.
+    static let otherLabel = "(other)"
+
     static func funnelLabels(_ funnel: FunnelDefinition, _ rows: [FunnelStepResult]) -> [String] {
         rows.map { step in
             step.index > funnel.steps.count ? "Success" : funnel.steps[step.index - 1].specName ?? step.events.joined(separator: " / ")
@@ -84,24 +98,30 @@ struct PanelRenderer {
     }
 
     /// One funnel's table, overall or of one breakdown value; with the previous period's rows,
-    /// their actors and the change beside each step's.
-    func funnelTable(_ report: FunnelReport, rows: [FunnelStepResult], previous: [FunnelStepResult]?, bucket: String?) -> Table {
+    /// their actors and the change beside each step's (`–` when `previousUnknown`: the previous
+    /// period has no figure for this bucket of its own). `otherValues`: how many values the
+    /// "other" bucket folds (0 for a value's own table).
+    func funnelTable(_ report: FunnelReport, rows: [FunnelStepResult], previous: [FunnelStepResult]?, previousUnknown: Bool = false, bucket: String?,
+                     otherValues: Int = 0) -> Table {
         let funnel = report.query.funnel
         let linked = funnel.handoffIndex != nil
         let actorUnit = report.query.actor == .user ? "users" : panel.unit
         let counted = linked ? "senders, then receivers (one per link and receiving actor)," : actorUnit
         let window = Format.duration(milliseconds: report.query.windowMs)
-        let breakdown = bucket.map { " · \(report.query.breakdown ?? "") = \($0)" } ?? ""
+        let folded = otherValues > 0 ? " (the actors of \(Format.integer(Int64(otherValues))) values past the top \(BreakdownLimit.values) by actors entering)" : ""
+        let breakdown = bucket.map { " · \(report.query.breakdown ?? "") = \($0)\(folded)" } ?? ""
         var table = Table(caption: "\(funnel.id)\(breakdown): \(counted) reaching each step within \(window) of step 1; success: \(funnel.success)",
                           columns: ["Step", "Events", actorUnit.capitalized] + (previous == nil ? [] : ["Previous period", "Change"]) + (linked ? ["Links"] : [])
                             + ["From previous", "Drop-off", "From step 1", "Median time from previous", "Median (s)"])
-        table.attributes = [("funnel", funnel.id)] + (bucket.map { [("breakdown", $0)] } ?? [])
+        table.attributes = [("funnel", funnel.id)] + (bucket.map { [("breakdown", $0)] } ?? []) + (otherValues > 0 ? [("breakdown-values", String(otherValues))] : [])
         table.columnClasses = [nil, nil, "actors"] + (previous == nil ? [] : ["previous", "delta"])
         let labels = Self.funnelLabels(funnel, rows)
         for (offset, step) in rows.enumerated() {
             let isSuccess = step.index > funnel.steps.count
             var row = [isSuccess ? "Success" : String(step.index), labels[offset], Format.integer(step.actors)]
-            if let previous {
+            if previousUnknown {
+                row += ["–", "–"]
+            } else if let previous {
                 let before = previous.first { $0.index == step.index }?.actors ?? 0
                 row += [Format.integer(before), Format.change(Double(step.actors), Double(before), ratio: false)]
             }
@@ -123,13 +143,14 @@ struct PanelRenderer {
     // MARK: - Daily counts
 
     func line() -> String {
-        let columns = dailyColumns(data)
-        // The previous period, day for day, matched to the current series by name.
-        let before = previous.map { dailyColumns($0) } ?? []
+        let (columns, kept, notes) = dailyColumns(data)
+        // The previous period, day for day, matched to the current series by name; a split keeps
+        // this period's values, so "other" is the same values in both.
+        let before = previous.map { dailyColumns($0, keeping: kept).columns } ?? []
         let previousColumns: [(name: String, values: [Int64])] = previous == nil ? [] : columns.map { column in
             (column.name, before.first { $0.name == column.name }?.values ?? Array(repeating: 0, count: days))
         }
-        var table = Table(caption: "by UTC day from the range start; unit: \(panel.unit)", columns: ["Day"] + columns.map(\.name)
+        var table = Table(caption: (["by UTC day from the range start; unit: \(panel.unit)"] + notes).joined(separator: "; "), columns: ["Day"] + columns.map(\.name)
                           + previousColumns.map { "\($0.name), previous period" })
         table.columnClasses = [nil] + columns.map { _ in nil } + previousColumns.map { _ in "previous" }
         var cumulative: [Int64] = []
@@ -165,19 +186,45 @@ struct PanelRenderer {
         return out
     }
 
-    /// The daily series of a counts panel: one per count, or one per split value.
-    func dailyColumns(_ data: PanelData) -> [(name: String, values: [Int64])] {
+    /// The daily series of a counts panel: one per count, or one per split value — past
+    /// ``BreakdownLimit/values``, the values with the largest totals of the panel's count over
+    /// the range, then `(other)` (issue 32 §3). `keeping`: the values to keep per source (the
+    /// previous period keeps this period's); the answer says which it kept, and what the table
+    /// should say about the values it did not draw.
+    ///
+    /// "Other" is drawn for event counts only: every event has one value, so the other values'
+    /// events add up exactly. Installs and sessions do not (one install can send under two values
+    /// on a day, an upgrade day), so for them the table says how many values are not drawn.
+    func dailyColumns(_ data: PanelData, keeping: [Int: SplitValues]? = nil)
+        -> (columns: [(name: String, values: [Int64])], kept: [Int: SplitValues], notes: [String]) {
         var columns: [(name: String, values: [Int64])] = []
+        var kept: [Int: SplitValues] = [:]
+        var notes: [String] = []
         for (index, source) in data.sources.enumerated() {
             guard case .query(.daily(let counts)) = source.result else { continue }
             let definedSplit: String? = if case .query(let query)? = kind(index) { query.split } else { nil }
             if let split = source.eventQuery?.split ?? definedSplit {
                 let count = panel.counts.first ?? .events
-                let values = Array(Set(counts.map { $0.series ?? "(not set)" })).sorted()
-                for value in values {
+                // One pass over the rows, whatever the number of values.
+                var perValue: [String: [Int64]] = [:]
+                for row in counts where row.day >= 0 && row.day < days {
+                    perValue[row.series ?? "(not set)", default: [Int64](repeating: 0, count: days)][Int(row.day)] += row.value(count)
+                }
+                let shown = keeping?[index]?.values ?? Self.topValues(perValue)
+                let rest = perValue.keys.filter { !shown.contains($0) }
+                // The previous period draws "other" when this one does, over the values this one
+                // did not keep.
+                let other = keeping?[index]?.other ?? !rest.isEmpty
+                kept[index] = SplitValues(values: shown, other: other)
+                for value in shown.sorted() { columns.append(("\(split) = \(value) (\(count.rawValue))", perValue[value] ?? [Int64](repeating: 0, count: days))) }
+                guard other else { continue }
+                if count == .events {
                     var perDay = [Int64](repeating: 0, count: days)
-                    for row in counts where (row.series ?? "(not set)") == value && row.day >= 0 && row.day < days { perDay[Int(row.day)] += row.value(count) }
-                    columns.append(("\(split) = \(value) (\(count.rawValue))", perDay))
+                    for value in rest { for day in 0..<days { perDay[day] += perValue[value]![day] } }
+                    columns.append(("\(split) = \(Self.otherLabel) (\(count.rawValue))", perDay))
+                    notes.append("\(split) = \(Self.otherLabel): the events of \(Format.integer(Int64(rest.count))) values past the top \(shown.count) by events")
+                } else {
+                    notes.append("\(Format.integer(Int64(rest.count))) more values of \(split) are not drawn (an install or session can carry two values on a day, so their \(count.rawValue) cannot be added up)")
                 }
             } else {
                 guard case .query? = kind(index) else { continue }
@@ -188,7 +235,22 @@ struct PanelRenderer {
                 }
             }
         }
-        return columns
+        return (columns, kept, notes)
+    }
+
+    /// The values a split source draws, and whether it draws "other" for the rest.
+    struct SplitValues {
+        var values: Set<String>
+        var other: Bool
+    }
+
+    /// The split values a daily panel draws: every value when at most one would be left over,
+    /// else the ``BreakdownLimit/values`` with the largest totals (ties by value).
+    static func topValues(_ perValue: [String: [Int64]]) -> Set<String> {
+        guard perValue.count > BreakdownLimit.values + 1 else { return Set(perValue.keys) }
+        let totals = perValue.mapValues { $0.reduce(0, +) }
+        let ranked = totals.keys.sorted { totals[$0]! != totals[$1]! ? totals[$0]! > totals[$1]! : $0 < $1 }
+        return Set(ranked.prefix(BreakdownLimit.values))
     }
 
     static func countName(_ count: EventQuery.Count) -> String {

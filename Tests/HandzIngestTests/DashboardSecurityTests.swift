@@ -218,6 +218,21 @@ import Testing
         }
     }
 
+    @Test("two different handz_session cookies (one planted from a sibling host) get 400, whichever comes first; the same one twice is one session")
+    func twoSessionCookies() throws {
+        let site = try Site()
+        defer { site.stop() }
+        let mine = try site.session(), other = try site.session()
+        #expect(mine != other)
+        for cookie in ["\(mine); \(other)", "\(other); \(mine)", "\(mine); handz_session=\(String(repeating: "ab", count: 32))"] {
+            let answer = try site.get("/dashboards/", cookie: cookie)
+            #expect(answer.status == 400, "\(answer.status)")
+            #expect(!answer.body.contains("dashboard-link") && !answer.body.contains(String(mine.dropFirst(14))))
+            Self.expectSecurityHeaders(answer, "two cookies")
+        }
+        #expect(try site.get("/dashboards/", cookie: "\(mine); \(mine)").status == 200)
+    }
+
     @Test("a page of a range that has ended is cached until the store changes")
     func cachedUntilTheStoreChanges() async throws {
         let site = try Site()

@@ -109,10 +109,34 @@ public struct FunnelEvaluator {
         return FunnelReport(query: query, overall: overall.rows(breakdown: nil), breakdownRows: bucketRows(buckets))
     }
 
+    /// The breakdown's rows: one bucket per value, or — past ``FunnelQuery/breakdownLimit`` —
+    /// the values with the most actors entering (step 1; ties by value, the null bucket last) and
+    /// one "other" bucket. "Other" merges the chains of the remaining values before counting:
+    /// every chain has one entry and so one value, so its actors, links, conversions and medians
+    /// are those of exactly the actors outside the kept values, never a sum of rates.
     func bucketRows(_ buckets: [Int32: StepDeltas]) -> [FunnelRow]? {
-        query.breakdown.map { _ in
-            buckets.flatMap { bucket, deltas in deltas.rows(breakdown: bucket >= 0 ? breakdownValues[Int(bucket)] : nil) }
+        guard query.breakdown != nil else { return nil }
+        let name = { (bucket: Int32) in bucket >= 0 ? self.breakdownValues[Int(bucket)] : nil }
+        guard let limit = query.breakdownLimit, buckets.count > limit + 1 else {
+            return buckets.flatMap { bucket, deltas in deltas.rows(breakdown: name(bucket)) }
         }
+        let ranked = buckets.keys.sorted { a, b in
+            let (entriesA, entriesB) = (buckets[a]!.perStep[0].count, buckets[b]!.perStep[0].count)
+            if entriesA != entriesB { return entriesA > entriesB }
+            switch (name(a), name(b)) {
+            case let (x?, y?): return x < y
+            case (nil, _): return false
+            case (_, nil): return true
+            }
+        }
+        var other = StepDeltas(stepCount: stepCount)
+        for bucket in ranked.dropFirst(limit) { other.merge(buckets[bucket]!) }
+        return ranked.prefix(limit).flatMap { buckets[$0]!.rows(breakdown: name($0)) }
+            + other.rows(breakdown: nil).map { row in
+                var row = row
+                row.otherValues = ranked.count - limit
+                return row
+            }
     }
 
     /// Per step (and the success as step n + 1), the milliseconds from the previous step (from
@@ -135,6 +159,15 @@ public struct FunnelEvaluator {
             if let success = chain.successMs {
                 perStep[perStep.count - 1].append(success - times[chain.successAfter - 1])
                 if let link { links[perStep.count - 1].insert(link) }
+            }
+        }
+
+        /// Adds `other`'s chains and links (the "other" bucket of a limited breakdown). Links are
+        /// numbered once per funnel, so a union never merges two.
+        mutating func merge(_ other: StepDeltas) {
+            for k in perStep.indices {
+                perStep[k] += other.perStep[k]
+                links[k].formUnion(other.links[k])
             }
         }
 

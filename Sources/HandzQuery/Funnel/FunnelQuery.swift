@@ -32,6 +32,11 @@ public struct FunnelQuery: Sendable, Equatable {
     public var source: EventSource
     /// A closed-set property (enum or boolean) carried by step 1's events, or nil.
     public var breakdown: String?
+    /// With a breakdown: the values kept, by actors entering (step 1), before the rest are folded
+    /// into one "other" bucket whose actors are the actors of every other value — never a sum of
+    /// rates, and its medians are of its own chains (``FunnelEvaluator``, ``BreakdownLimit``).
+    /// Nil (the CLI's default and every dialect's SQL): every value.
+    public var breakdownLimit: Int?
 
     public init(funnel: FunnelDefinition, fromMs: Int64, toMs: Int64, windowMs: Int64? = nil, actor: ActorKind = .install, breakdown: String? = nil, source: EventSource = .table) {
         self.funnel = funnel

@@ -9,13 +9,17 @@ public struct FunnelRow: Sendable, Equatable {
     /// Funnels across people: the links reaching the step (0 before the first actor's last step
     /// and in single-actor funnels).
     public var links: Int64
+    /// More than 0: the row belongs to the "other" bucket, which folds this many values
+    /// (``FunnelQuery/breakdownLimit``); `breakdown` is then nil. 0 for the SQL's rows.
+    public var otherValues: Int
 
-    public init(breakdown: String?, step: Int, actors: Int64, medianMs: Int64?, links: Int64 = 0) {
+    public init(breakdown: String?, step: Int, actors: Int64, medianMs: Int64?, links: Int64 = 0, otherValues: Int = 0) {
         self.breakdown = breakdown
         self.step = step
         self.actors = actors
         self.medianMs = medianMs
         self.links = links
+        self.otherValues = otherValues
     }
 }
 
@@ -37,12 +41,17 @@ public struct FunnelStepResult: Sendable, Equatable {
     public var links: Int64?
 }
 
-/// The step list of one breakdown value (nil: the explicit null bucket).
+/// The step list of one breakdown value (nil: the explicit null bucket), or of "other".
 public struct FunnelBucket: Sendable, Equatable {
     public var value: String?
     public var steps: [FunnelStepResult]
     /// The success row (``FunnelReport/success``) of this bucket.
     public var success: FunnelStepResult?
+    /// More than 0: this is the "other" bucket, the actors of that many values outside the
+    /// query's ``FunnelQuery/breakdownLimit`` (`value` is nil); 0 for a value's own bucket.
+    public var otherValues: Int = 0
+
+    public var isOther: Bool { otherValues > 0 }
 }
 
 /// A funnel's answer: every step (steps no actor reached are listed with 0), and per breakdown
@@ -58,17 +67,30 @@ public struct FunnelReport: Sendable, Equatable {
     public var breakdown: [FunnelBucket]?
 
     /// Assembles the report from the rows of the overall query and, with a breakdown, of the
-    /// breakdown query. Buckets are ordered by value, the null bucket last.
+    /// breakdown query. Buckets are ordered by value, the null bucket after them and "other"
+    /// last. The rows are grouped once (linear in the rows, whatever the number of values).
     public init(query: FunnelQuery, overall: [FunnelRow], breakdownRows: [FunnelRow]? = nil) {
         self.query = query
         (steps, success) = Self.steps(query.funnel, overall)
         breakdown = breakdownRows.map { rows in
-            let values = Set(rows.map(\.breakdown))
-            let ordered = values.compactMap { $0 }.sorted().map(Optional.some) + (values.contains(nil) ? [nil] : [])
-            return ordered.map { value in
-                let (steps, success) = Self.steps(query.funnel, rows.filter { $0.breakdown == value })
+            var byValue: [String: [FunnelRow]] = [:]
+            var null: [FunnelRow] = [], other: [FunnelRow] = []
+            for row in rows {
+                if row.otherValues > 0 { other.append(row) } else if let value = row.breakdown { byValue[value, default: []].append(row) } else { null.append(row) }
+            }
+            var buckets = byValue.keys.sorted().map { value in
+                let (steps, success) = Self.steps(query.funnel, byValue[value]!)
                 return FunnelBucket(value: value, steps: steps, success: success)
             }
+            if !null.isEmpty {
+                let (steps, success) = Self.steps(query.funnel, null)
+                buckets.append(FunnelBucket(value: nil, steps: steps, success: success))
+            }
+            if let folded = other.first?.otherValues {
+                let (steps, success) = Self.steps(query.funnel, other)
+                buckets.append(FunnelBucket(value: nil, steps: steps, success: success, otherValues: folded))
+            }
+            return buckets
         }
     }
 

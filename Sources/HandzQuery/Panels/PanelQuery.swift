@@ -46,6 +46,9 @@ public enum PanelQuery: Sendable, Equatable {
                 do {
                     try FunnelSQLBuilder(catalog: catalog, dialect: .sqlite).checkBreakdown(breakdown, funnel: funnel)
                     query.breakdown = breakdown
+                    // A page shows the top values and "other" (issue 32 §3); `sql panel` prints
+                    // the SQL, which lists every value.
+                    query.breakdownLimit = BreakdownLimit.values
                 } catch {
                     note = "\(source.label) is not broken down by \(breakdown): step 1 of \(funnel.id) does not carry it."
                 }

@@ -19,8 +19,12 @@ final class AnalystSessions: Sendable {
     static let cookieName = "handz_session"
     static let idleSeconds: TimeInterval = 2 * 3_600
     static let lifetimeSeconds: TimeInterval = 12 * 3_600
-    /// Sessions kept at most; the least recently used goes first.
+    /// Sessions kept at most; when full, expired sessions go first, then the least recently used.
     static let capacity = 1_000
+    /// Live sessions of one key at most (issue 32 §4): a key's next sign-in ends that key's least
+    /// recently used session, never another key's, so one key signing in in a loop cannot sign
+    /// every other analyst out. Twenty covers one person's browsers and devices many times over.
+    static let perKey = 20
     /// Failed sign-ins answered 401 per minute, for the whole server; later failures get 429. Checked
     /// after the credentials, so a flood of bad tries never locks out the right key: the secret is
     /// 256 bits, so this only keeps a guesser from using the server's time.
@@ -41,6 +45,13 @@ final class AnalystSessions: Sendable {
         var random = SystemRandomNumberGenerator()
         let token = Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &random) })
         sessions.withLock { sessions in
+            let own = sessions.filter { $0.value.keyID == keyID }
+            if own.count >= Self.perKey, let oldest = own.min(by: { $0.value.lastSeen < $1.value.lastSeen })?.key {
+                sessions.removeValue(forKey: oldest)
+            }
+            if sessions.count >= Self.capacity {
+                sessions = sessions.filter { Self.isLive($0.value, now: now) }
+            }
             if sessions.count >= Self.capacity, let oldest = sessions.min(by: { $0.value.lastSeen < $1.value.lastSeen })?.key {
                 sessions.removeValue(forKey: oldest)
             }
@@ -49,13 +60,22 @@ final class AnalystSessions: Sendable {
         return token
     }
 
+    static func isLive(_ session: Session, now: Date) -> Bool {
+        now.timeIntervalSince(session.lastSeen) < idleSeconds && now.timeIntervalSince(session.created) < lifetimeSeconds
+    }
+
+    /// Live sessions of `keyID` (for the tests).
+    func count(keyID: String) -> Int {
+        sessions.withLock { $0.values.filter { $0.keyID == keyID }.count }
+    }
+
     /// The key id of a live session, or nil (unknown, expired, or its key no longer an active
     /// analyst key: then the session is dropped).
     func keyID(token: String, now: Date = Date()) -> String? {
         guard token.utf8.count == 64 else { return nil }
         let session: Session? = sessions.withLock { sessions in
             guard var session = sessions[token] else { return nil }
-            guard now.timeIntervalSince(session.lastSeen) < Self.idleSeconds, now.timeIntervalSince(session.created) < Self.lifetimeSeconds else {
+            guard Self.isLive(session, now: now) else {
                 sessions.removeValue(forKey: token)
                 return nil
             }
@@ -84,13 +104,32 @@ final class AnalystSessions: Sendable {
         }
     }
 
-    /// The session token in a `Cookie` header, if any.
-    static func token(cookieHeader: String?) -> String? {
-        guard let cookieHeader else { return nil }
+    /// What a request's `Cookie` header (every `Cookie` field, joined with `; `) says about its
+    /// session (issue 32 §4).
+    enum SessionCookie: Equatable {
+        /// No `handz_session` cookie.
+        case none
+        /// One token (or the same token more than once).
+        case token(String)
+        /// Two or more different `handz_session` values. A browser sends every cookie whose
+        /// domain and path match, so a cookie planted from a sibling host (`Domain=` the parent)
+        /// arrives beside this server's own, and nothing in the header says which is which.
+        /// Taking the first let a planted cookie sign an analyst out or pin them to another
+        /// session; such a request is refused instead (400), and signing out ends every token.
+        case conflicting([String])
+    }
+
+    static func sessionCookie(_ cookieHeader: String?) -> SessionCookie {
+        guard let cookieHeader else { return .none }
+        var tokens: [String] = []
         for part in cookieHeader.split(separator: ";") {
-            let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-            if pair.count == 2, pair[0] == cookieName { return String(pair[1]) }
+            let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if pair.count == 2, pair[0] == cookieName, !tokens.contains(String(pair[1])) { tokens.append(String(pair[1])) }
         }
-        return nil
+        switch tokens.count {
+        case 0: return .none
+        case 1: return .token(tokens[0])
+        default: return .conflicting(tokens)
+        }
     }
 }

@@ -8,6 +8,7 @@ import HandzQuery
 import HandzSQLite
 import HandzStore
 import Logging
+import NIOCore
 
 /// The dashboards `serve` hosts at `/dashboards/` (issue 16), on the embedded store it ingests
 /// into: sign-in with an analyst key, then the CH33 §7 dashboards and the funnel explorer, each
@@ -26,17 +27,20 @@ final class DashboardSite: Sendable {
     let dashboards: [DashboardDefinition]
     let breakdowns: [String]
     let sessions: AnalystSessions
-    let cache = PageCache(capacity: 32)
+    let cache: PageCache
     /// ``catalogVersions(_:_:)`` per range and store version.
     let versionsByRange = Locked<[String: [String]]>([:])
     let gate = RenderGate(maximumWaiting: 8)
+    /// Identical requests for a page being drawn, merged before the gate.
+    let flights = PageFlights()
     let version: StoreVersion
     let workers: Int
     let logger: Logger
 
     init(databasePath: String, catalog: Catalog, releases: [Catalog] = [], dashboards: [DashboardDefinition], keys: KeyRing, workers: Int = 2,
-         logger: Logger = Logger(label: "handz.dashboards")) throws {
+         cacheBudget: Int = PageCache.defaultBudget, logger: Logger = Logger(label: "handz.dashboards")) throws {
         self.logger = logger
+        self.cache = PageCache(budget: cacheBudget)
         self.availability = CatalogAvailability(releases + [catalog])
         self.databasePath = databasePath
         self.catalog = catalog
@@ -48,14 +52,32 @@ final class DashboardSite: Sendable {
     }
 
     /// One answer to a request: a status, extra headers (the security headers are added by the
-    /// routes) and an HTML body drawn by ``SitePages``.
+    /// routes) and an HTML body drawn by ``SitePages``. The body is the bytes the response sends:
+    /// a cached page's answer shares the cache's storage (``PageCache``).
     struct SiteAnswer: Sendable {
         var status: Int
         var headers: [(String, String)] = []
-        var html: String = ""
+        var body: ByteBuffer
+
+        init(status: Int, headers: [(String, String)] = [], html: String = "") {
+            self.init(status: status, headers: headers, body: ByteBuffer(string: html))
+        }
+
+        init(status: Int, headers: [(String, String)] = [], body: ByteBuffer) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
 
         static func redirect(_ location: String, headers: [(String, String)] = []) -> SiteAnswer {
             SiteAnswer(status: 303, headers: [("Location", location)] + headers)
+        }
+
+        /// The same answer with its `X-Handz-Cache` header saying `value`.
+        func cache(_ value: String) -> SiteAnswer {
+            var answer = self
+            answer.headers = headers.filter { $0.0 != "X-Handz-Cache" } + [("X-Handz-Cache", value)]
+            return answer
         }
     }
 
@@ -90,7 +112,12 @@ final class DashboardSite: Sendable {
         guard Self.sameOrigin(origin: origin, fetchSite: fetchSite, host: host) else {
             return SiteAnswer(status: 403, html: SitePages.error(title: "Refused", message: "Signing out must come from this server's own page.", signedIn: false))
         }
-        if let token = AnalystSessions.token(cookieHeader: cookie) { sessions.end(token: token) }
+        // Every token the request carries, one or several (``AnalystSessions/SessionCookie``).
+        switch AnalystSessions.sessionCookie(cookie) {
+        case .none: break
+        case .token(let token): sessions.end(token: token)
+        case .conflicting(let tokens): tokens.forEach(sessions.end(token:))
+        }
         return .redirect(Self.signInPage, headers: [("Set-Cookie", "\(AnalystSessions.cookieName)=; Path=\(SitePages.root); HttpOnly; SameSite=Strict; Max-Age=0")])
     }
 
@@ -116,9 +143,14 @@ final class DashboardSite: Sendable {
     /// A GET of a page: the sign-in check, then the controls, then the page (cached when its
     /// range has ended).
     func page(_ route: Route, query: String, cookie: String?) async -> SiteAnswer {
-        guard let token = AnalystSessions.token(cookieHeader: cookie), sessions.keyID(token: token) != nil else {
-            return .redirect(Self.signInPage)
+        let token: String
+        switch AnalystSessions.sessionCookie(cookie) {
+        case .none: return .redirect(Self.signInPage)
+        case .token(let one): token = one
+        case .conflicting:
+            return SiteAnswer(status: 400, html: SitePages.error(title: "Two sessions", message: Self.conflictingCookies, signedIn: false))
         }
+        guard sessions.keyID(token: token) != nil else { return .redirect(Self.signInPage) }
         guard let items = FormFields.pairs(query) else { return refused(.invalid("query")) }
         let controls: SiteControls
         do {
@@ -153,6 +185,8 @@ final class DashboardSite: Sendable {
         }
     }
 
+    static let conflictingCookies = "The browser sent more than one dashboard session cookie, so this server cannot tell which is its own: sign out, or clear this site's cookies, then sign in again."
+
     func refused(_ refusal: SiteRefusal) -> SiteAnswer {
         SiteAnswer(status: 400, html: SitePages.error(title: "Bad request", message: refusal.description, signedIn: true))
     }
@@ -162,9 +196,15 @@ final class DashboardSite: Sendable {
     struct Probe {
         var range: (fromMs: Int64, toMs: Int64)
         var previous: (fromMs: Int64, toMs: Int64)?
+        /// The page, its canonical controls and its resolved range.
         var cacheKey: String
+        /// The store's version when the page was looked at (``StoreVersion``).
+        var version: Int64
         var cacheable: Bool
         var lagRows: Int64
+
+        /// What identical requests share a drawing by: the page and the store version.
+        var flightKey: String { "\(cacheKey)@\(version)" }
     }
 
     /// Reads the store's time range, the layer's lag and the store version on a read-only
@@ -176,23 +216,35 @@ final class DashboardSite: Sendable {
         let range = controls.resolvedRange(stored: try store.eventTimeRange(), nowMs: nowMs)
         // The version after the reads above: a commit between them gives a newer key, never an
         // older page under a newer key.
-        let cacheKey = "\(key)?\(controls.query)#\(range.fromMs)-\(range.toMs)@\(try version.current())"
+        let cacheKey = "\(key)?\(controls.query)#\(range.fromMs)-\(range.toMs)"
         // A range that has not ended can still gain events: drawn every time; so is a page read
         // while the layer lagged.
         return Probe(range: range, previous: controls.compare ? SiteControls.previousPeriod(range) : nil, cacheKey: cacheKey,
-                     cacheable: range.toMs <= nowMs && lagRows == 0, lagRows: lagRows)
+                     version: try version.current(), cacheable: range.toMs <= nowMs && lagRows == 0, lagRows: lagRows)
     }
 
-    /// Serves a page from the cache without waiting, or else, one page at a time and off the
-    /// server's event loops: folds the layer once, then draws the page (and caches it when it
-    /// may).
+    /// Serves a page from the cache without waiting; else joins a drawing of the same page under
+    /// way (``PageFlights``); else draws it (``draw(key:controls:render:)``) and hands the answer
+    /// to every request that joined meanwhile.
     func rendered(key: String, controls: SiteControls,
                   render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?, Int64) throws -> String) async -> SiteAnswer {
         // A reload of an unchanged store: no gate, no write lock.
-        if case .success(let probe) = await Self.offLoop({ try self.probe(key: key, controls: controls) }), probe.cacheable,
-           let html = cache.page(probe.cacheKey) {
-            return SiteAnswer(status: 200, headers: [("X-Handz-Cache", "hit")], html: html)
+        guard case .success(let probe) = await Self.offLoop({ try self.probe(key: key, controls: controls) }) else {
+            return await draw(key: key, controls: controls, render: render)
         }
+        if probe.cacheable, let body = cache.page(probe.cacheKey, version: probe.version) {
+            return SiteAnswer(status: 200, headers: [("X-Handz-Cache", "hit")], body: body)
+        }
+        if let shared = await flights.join(probe.flightKey) { return shared.status == 200 ? shared.cache("shared") : shared }
+        let answer = await draw(key: key, controls: controls, render: render)
+        await flights.finish(probe.flightKey, with: answer)
+        return answer
+    }
+
+    /// One page at a time and off the server's event loops: folds the layer once, then draws the
+    /// page (and caches it when it may).
+    func draw(key: String, controls: SiteControls,
+              render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?, Int64) throws -> String) async -> SiteAnswer {
         guard await gate.enter() else {
             return SiteAnswer(status: 503, headers: [("Retry-After", "5")], html: SitePages.error(title: "Busy", message: "Other pages are being computed; try again in a few seconds.", signedIn: true))
         }
@@ -207,10 +259,12 @@ final class DashboardSite: Sendable {
             // version, and the next reload would miss (measured: BENCHMARKS, "Served dashboards").
             let probe = try probe(key: key, controls: controls)
             // Another request may have drawn it while this one waited at the gate.
-            if probe.cacheable, let html = cache.page(probe.cacheKey) { return SiteAnswer(status: 200, headers: [("X-Handz-Cache", "hit")], html: html) }
-            let html = try render(probe.range, probe.previous, probe.lagRows)
-            if probe.cacheable { cache.store(probe.cacheKey, html) }
-            return SiteAnswer(status: 200, headers: [("X-Handz-Cache", probe.cacheable ? "miss" : "live")], html: html)
+            if probe.cacheable, let body = cache.page(probe.cacheKey, version: probe.version) {
+                return SiteAnswer(status: 200, headers: [("X-Handz-Cache", "hit")], body: body)
+            }
+            let body = ByteBuffer(string: try render(probe.range, probe.previous, probe.lagRows))
+            if probe.cacheable { cache.store(probe.cacheKey, version: probe.version, body) }
+            return SiteAnswer(status: 200, headers: [("X-Handz-Cache", probe.cacheable ? "miss" : "live")], body: body)
         }
         await gate.leave()
         switch outcome {
@@ -254,7 +308,10 @@ final class DashboardSite: Sendable {
         }
         let store = try StoreAnalysis(path: databasePath, catalog: catalog, catchUp: false)
         let query = { (from: Int64, to: Int64) in
-            FunnelQuery(funnel: funnel, fromMs: from, toMs: to, actor: controls.panel.actor, breakdown: controls.panel.breakdown)
+            var query = FunnelQuery(funnel: funnel, fromMs: from, toMs: to, actor: controls.panel.actor, breakdown: controls.panel.breakdown)
+            // The top values and "other", like a dashboard's funnels (issue 32 §3).
+            query.breakdownLimit = BreakdownLimit.values
+            return query
         }
         let report = try store.funnel(query(range.fromMs, range.toMs))
         let before = try previous.map { try store.funnel(query($0.fromMs, $0.toMs)) }
