@@ -41,7 +41,7 @@ stop_server
 stored=$(sqlite3 "$work/full/handz-events.sqlite" "SELECT COUNT(*) FROM events")
 echo "durably stored after shutdown: $stored events"
 # Issue 15: serve folds the log into the analytical layer while it ingests; what it had not yet
-# folded at shutdown is the layer's lag (the next query folds it before reading).
+# folded at shutdown is the layer's lag (`layer` or the next `serve` folds it; queries read the log meanwhile).
 folded=$(sqlite3 "$work/full/handz-events.sqlite" "SELECT COUNT(*) FROM analytic_events")
 echo "analytical layer at shutdown: $folded of $stored events folded (lag $((stored - folded)))"
 rate=$(sed -n 's/^accepted: [0-9]* events (\([0-9]*\) events\/s).*/\1/p' "$work/full.txt")

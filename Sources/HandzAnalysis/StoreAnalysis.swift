@@ -3,43 +3,67 @@ import HandzQuery
 import HandzSQLite
 import HandzStore
 
-/// Runs the query builders' SQLite SQL on the embedded store (read-only) and assembles the
-/// reports. The SQL is exactly what `handz-analytics sql … --dialect sqlite` prints, except for
-/// funnels, whose chains are walked in Swift from one read of their events (``funnel(_:)``), and,
-/// on the analytical layer, crash-free sessions (the `session_share` panels with a session key and
-/// the KPI `sessions_without_report`), whose per-session days come from one read of every event
+/// Runs the query builders' SQLite SQL on the embedded store and assembles the reports. The SQL
+/// is exactly what `handz-analytics sql … --dialect sqlite` prints, except for funnels, whose
+/// chains are walked in Swift from one read of their events (``funnel(_:)``), and, on the
+/// analytical layer, crash-free sessions (the `session_share` panels with a session key and the
+/// KPI `sessions_without_report`), whose per-session days come from one read of every event
 /// (``SessionDays``) instead of three sorts of them. The tests hold every one of these to the SQL.
 ///
-/// By default the queries read the store's analytical layer (issue 15, ``AnalyticalLayerSchema``):
-/// opening one first migrates an older file and folds every stored event into the layer, then a
-/// temporary `events` view with the log's columns puts the layer under the builders' SQL.
-/// ``Source/log`` reads the log's rows instead; the tests hold the two to the same numbers.
+/// **Read-only** (issue 32 §9): the store is opened with SQLite's `SQLITE_OPEN_READONLY`
+/// (`SQLiteEventStore.openForReading(path:)`), nothing is migrated and nothing is folded; the
+/// file's bytes are the same after any number of queries. When the store is behind:
+/// - **an older schema** is refused (`StoreReadError.olderSchema`), naming the command that
+///   upgrades it (`handz-analytics layer --db FILE`; `serve` and `import` do too);
+/// - **a layer behind the log** (events stored but not yet folded, e.g. while `serve` is saturated)
+///   is read per ``LaggingLayer``: by default the queries read the log instead, so every answer
+///   counts every stored event (exact, slower: the log has no name index); the served dashboards,
+///   which fold before they draw, read the layer as it stands and print its lag.
+///
+/// By default the queries read the store's analytical layer (issue 15, ``AnalyticalLayerSchema``)
+/// through a temporary `events` view with the log's columns, which puts the layer under the
+/// builders' SQL. ``Source/log`` reads the log's rows instead; the tests hold the two to the same
+/// numbers.
 public final class StoreAnalysis {
     /// Which copy of the events the queries read.
     public enum Source: Sendable {
-        /// The analytical layer, caught up with the log before the first query.
+        /// The analytical layer (``LaggingLayer`` says what happens when it lags).
         case analyticalLayer
         /// The log (`main.events`), as stored.
         case log
     }
 
+    /// What a reader asked for the analytical layer does when the layer has not folded every
+    /// stored event: a read-only reader cannot fold them itself.
+    public enum LaggingLayer: Sendable {
+        /// Read the log instead: every stored event counted (the command line, the default).
+        case readLog
+        /// Read the layer as it stands; ``layerLag()`` says how many stored events it leaves out
+        /// (the served dashboards: they fold first, and print the lag when they could not).
+        case readLayer
+    }
+
     public let catalog: Catalog
+    /// The copy the queries read: the one asked for, or the log when the layer lagged at open
+    /// and ``LaggingLayer/readLog`` was asked.
     public let source: Source
+    /// Stored events the layer had not folded when the store was opened (0 when the log was asked for).
+    public let layerLagAtOpen: Int64
     let database: SQLiteDatabase
     let countsCache = EventCountsCache()
 
-    /// `catchUp: false` reads the layer as it is, without migrating or folding first (the served
-    /// dashboards fold once per page, and show the lag when they could not).
-    public init(path: String, catalog: Catalog, source: Source = .analyticalLayer, catchUp: Bool = true) throws {
+    /// Opens the store at `path` read-only (see the type's documentation); throws
+    /// `StoreReadError` for a file of an older schema or no store at all, `SQLiteError` for a
+    /// missing or unreadable one.
+    public init(path: String, catalog: Catalog, source: Source = .analyticalLayer, whenLayerLags: LaggingLayer = .readLog) throws {
         self.catalog = catalog
-        self.source = source
-        switch source {
-        case .analyticalLayer:
-            database = try SQLiteEventStore.openForQueries(path: path, catchUp: catchUp)
-        case .log:
-            database = try SQLiteDatabase(path: path, readOnly: true)
-            try database.execute(SQLiteEventStore.analysisSettings)
-        }
+        let database = try SQLiteEventStore.openForReading(path: path)
+        let lag = source == .analyticalLayer ? try AnalyticalLayer.lag(database) : 0
+        let reads: Source = lag > 0 && whenLayerLags == .readLog ? .log : source
+        if reads == .analyticalLayer { try SQLiteEventStore.addLayerViews(database) }
+        self.database = database
+        self.source = reads
+        self.layerLagAtOpen = lag
     }
 
     /// One funnel run: the funnel's events read once (a table scan or the name index, see
@@ -67,9 +91,9 @@ public final class StoreAnalysis {
         let statement = try database.prepare(try planned(eventsSQL, events: query.funnel.eventNames))
         defer { statement.reset() }
         // Columns: actor, t, id, bd, s1…sn, then sx with a success condition, then the linked ids
-        // of a funnel across people.
+        // of a funnel across people or a keyed funnel's chain key (FunnelSQLBuilder.valueColumns).
         let flags = Int32(query.funnel.steps.count + (query.funnel.successCondition == nil ? 0 : 1))
-        let linked = query.funnel.handoffIndex == nil ? 0 : Int32(FunnelSQLBuilder.linkProperties(query.funnel).count)
+        let linked = Int32(FunnelSQLBuilder.valueColumns(query.funnel).count)
         // Actors are canonical UUID text almost always: known by their 16 bytes (in the same
         // open-addressing table as the session rollups, not a SipHash dictionary), each one's
         // text is made once, not once per event.

@@ -29,10 +29,10 @@ extension SQLiteEventStore {
         try await Task.detached { try self.withConnection { try AnalyticalLayer.lag($0) } }.value
     }
 
-    /// Before a query on the embedded store (`funnel`, `kpi`, `dashboard`, `qa --db`): migrates the
-    /// file at `path` if it is older (issue 15 §4: stores upgrade in place) and folds every log row
-    /// into the layer, so the query sees every acknowledged event. Nothing happens for a missing
-    /// file (the read-only open that follows reports it).
+    /// The writers' catch-up: migrates the file at `path` if it is older (issue 15 §4: stores
+    /// upgrade in place) and folds every log row into the layer. `serve` runs it before it draws a
+    /// page, `import` when it has stored its lines; analysis never does (it opens the file
+    /// read-only, ``openForReading(path:)``). Nothing happens for a missing file.
     @discardableResult
     public static func prepareForQueries(path: String) throws -> AnalyticalLayerStatus {
         guard FileManager.default.fileExists(atPath: path) else { return AnalyticalLayerStatus() }
@@ -41,19 +41,12 @@ extension SQLiteEventStore {
         return try catchUp(database, maxBatches: .max, batchRows: AnalyticalLayer.defaultBatchRows)
     }
 
-    /// A read-only connection whose unqualified `events` is the analytical layer (a temporary view
-    /// with the log's columns), after ``prepareForQueries(path:)``.
-    /// `catchUp: false` opens without migrating or folding: the served dashboards, which fold
-    /// once per page themselves and must not wait for the endpoint's write lock.
+    /// A read-only connection whose unqualified `events` is the analytical layer: with `catchUp`,
+    /// after ``prepareForQueries(path:)`` (which writes: `qa --db`); without, exactly
+    /// ``openLayerForReading(path:)``, which never writes and refuses an older schema.
     public static func openForQueries(path: String, catchUp: Bool = true) throws -> SQLiteDatabase {
         if catchUp { try prepareForQueries(path: path) }
-        let database = try SQLiteDatabase(path: path, readOnly: true)
-        // The settings first: changing `temp_store` drops every temporary object, the view included.
-        try database.execute(analysisSettings)
-        try database.registerUUIDFunctions()
-        try database.execute(AnalyticalLayerSchema.eventsView)
-        try database.execute(AnalyticalLayerSchema.eventKeysView)
-        return database
+        return try openLayerForReading(path: path)
     }
 
     /// The settings of a connection that analyses (it sorts millions of rows): temporary b-trees

@@ -18,6 +18,7 @@ import Testing
     @Test("every funnel and KPI: the analytical layer gives the numbers of the log")
     func funnelsAndKPIs() throws {
         let layer = try StoreAnalysis(path: data.path, catalog: catalog)
+        #expect(layer.source == .analyticalLayer, "the shared store's layer has caught up")
         let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
         let (from, to) = (SimulatedDashboards.fromMs, SimulatedDashboards.toMs)
         for funnel in catalog.funnels {
@@ -46,7 +47,7 @@ import Testing
         try source.execute("VACUUM INTO '\(path)'")
         try SQLiteEventStore.prepareForQueries(path: path)
         // The log emptied by hand, the layer and its watermark untouched, then one row appended
-        // that the query's own catch-up folds (the bug this guards showed after a fold).
+        // that a writer's catch-up folds (the bug this guards showed after a fold).
         let raw = try SQLiteDatabase(path: path)
         try raw.execute("""
             PRAGMA secure_delete = OFF;
@@ -55,8 +56,10 @@ import Testing
             INSERT INTO events SELECT * FROM keep;
             UPDATE events SET rowid = (SELECT value FROM analytic_state WHERE key = 'folded_through_rowid') + 1;
             """)
+        try SQLiteEventStore.prepareForQueries(path: path)
         let (from, to) = (SimulatedDashboards.fromMs, SimulatedDashboards.toMs)
         let layer = try StoreAnalysis(path: path, catalog: catalog)
+        #expect(layer.source == .analyticalLayer)
         let log = try StoreAnalysis(path: path, catalog: catalog, source: .log)
         let logRange = try #require(try log.eventTimeRange())
         #expect(logRange.first == logRange.last, "the log holds one event")
@@ -80,6 +83,7 @@ import Testing
     @Test("every panel of the six dashboards: the same data from the layer as from the log")
     func dashboards() throws {
         let layer = try StoreAnalysis(path: data.path, catalog: catalog)
+        #expect(layer.source == .analyticalLayer, "the shared store's layer has caught up")
         let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
         #expect(data.dashboards.count == 6)
         for dashboard in data.dashboards {
@@ -91,7 +95,7 @@ import Testing
                 == log.catalogVersions(fromMs: SimulatedDashboards.fromMs, toMs: SimulatedDashboards.toMs))
     }
 
-    @Test("a store of schema version 3 migrates in place to the layer and reports the same funnels and KPIs")
+    @Test("a store of schema version 3: analysis refuses it unchanged and names the upgrade; migrated in place, it reports the same funnels and KPIs")
     func migration() throws {
         let directory = try temporaryDirectory("handz-migration")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -106,16 +110,24 @@ import Testing
         try old.execute("ATTACH DATABASE '\(data.path)' AS source; INSERT INTO events SELECT * FROM source.events; DETACH DATABASE source")
         #expect(try old.scalar("SELECT COUNT(*) FROM sqlite_master WHERE name = 'events_by_name_time'") == 1)
         let (from, to) = (SimulatedDashboards.fromMs, SimulatedDashboards.toMs)
-        // Before: the version-3 file read as it is (the log, read-only: nothing migrates).
-        let before = try StoreAnalysis(path: path, catalog: catalog, source: .log)
-        let funnels = try catalog.funnels.map { try before.funnel(FunnelQuery(funnel: $0, fromMs: from, toMs: to)) }
-        let kpis = try catalog.kpis.map { try before.kpi(KPIQuery(kpi: $0, fromMs: from, toMs: to)) }
+        // The same events, read from the shared store's log.
+        let reference = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
+        let funnels = try catalog.funnels.map { try reference.funnel(FunnelQuery(funnel: $0, fromMs: from, toMs: to)) }
+        let kpis = try catalog.kpis.map { try reference.kpi(KPIQuery(kpi: $0, fromMs: from, toMs: to)) }
+        // Analysis opens read-only: the older file is refused, from either copy, and stays version 3.
+        for source in [StoreAnalysis.Source.analyticalLayer, .log] {
+            #expect(throws: StoreReadError.olderSchema(found: 3, current: StoreSchema.currentVersion)) {
+                try StoreAnalysis(path: path, catalog: catalog, source: source)
+            }
+        }
         #expect(try old.scalar("SELECT MAX(version) FROM schema_migrations") == 3)
-        // After: opening it for a query migrates it and folds the layer.
-        let after = try StoreAnalysis(path: path, catalog: catalog)
+        // A writer's catch-up (`handz-analytics layer`, `serve`, `import`) migrates it and folds the layer.
+        try SQLiteEventStore.prepareForQueries(path: path)
         #expect(try old.scalar("SELECT MAX(version) FROM schema_migrations") == Int64(StoreSchema.currentVersion))
         #expect(try old.scalar("SELECT COUNT(*) FROM sqlite_master WHERE name = 'events_by_name_time'") == 0)
         #expect(try old.scalar("SELECT COUNT(*) FROM analytic_events") == (try old.scalar("SELECT COUNT(*) FROM events")))
+        let after = try StoreAnalysis(path: path, catalog: catalog)
+        #expect(after.source == .analyticalLayer)
         #expect(try catalog.funnels.map { try after.funnel(FunnelQuery(funnel: $0, fromMs: from, toMs: to)) } == funnels)
         #expect(try catalog.kpis.map { try after.kpi(KPIQuery(kpi: $0, fromMs: from, toMs: to)) } == kpis)
     }

@@ -35,7 +35,8 @@ struct DashboardOptions: ParsableArguments {
     }
 }
 
-/// `handz-analytics dashboard render --db PATH --out DIR [--from DATE --to DATE]`.
+/// `handz-analytics dashboard render --db PATH --out DIR [--from DATE --to DATE]`. Reads the store
+/// read-only (``openForAnalysis(_:catalog:read:)``).
 struct DashboardRender: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
@@ -50,10 +51,10 @@ struct DashboardRender: ParsableCommand {
     @Option(help: "Output directory (created if missing).")
     var out: String
 
-    @Option(help: "From (inclusive): UTC date or ISO-8601 time. Default: the day of the first stored event.")
+    @Option(help: "From (inclusive): UTC date or ISO-8601 time. Default: the day of the first stored event (events dated after their receipt left out).")
     var from: String?
 
-    @Option(help: "To (exclusive): UTC date or ISO-8601 time. Default: the day after the last stored event.")
+    @Option(help: "To (exclusive): UTC date or ISO-8601 time. Default: the day after the last stored event not dated after its receipt.")
     var to: String?
 
     @Flag(help: "Print each panel's query time to standard error.")
@@ -63,7 +64,7 @@ struct DashboardRender: ParsableCommand {
     var workers = 2
 
     @Option(help: .hidden)
-    var read: ReadSource = .layer
+    var read: ReadSource = .auto
 
     func validate() throws {
         for (option, value) in [("--from", from), ("--to", to)] where value.map({ TimestampFormat.milliseconds($0) == nil }) ?? false {
@@ -74,8 +75,8 @@ struct DashboardRender: ParsableCommand {
     func run() throws {
         let started = Date()
         let (catalog, dashboards) = try options.load()
-        try requireExistingDatabase(db)
-        let store = try StoreAnalysis(path: db, catalog: catalog, source: read.source)
+        let store = try openForAnalysis(db, catalog: catalog, read: read)
+        // The days of the events not dated after their receipt (a wrong clock moves no range).
         let stored = try store.eventTimeRange()
         let day = EventQuery.dayMs
         let fromMs = from.flatMap(TimestampFormat.milliseconds) ?? stored.map { $0.first - $0.first % day } ?? RangeOptions.defaultFromMs
@@ -88,7 +89,9 @@ struct DashboardRender: ParsableCommand {
         let total = dashboards.reduce(0) { $0 + $1.panels.count }
         let done = Locked(0)
         var data = try usage {
-            try DashboardRunner.run(dashboards, path: db, catalog: catalog, fromMs: fromMs, toMs: toMs, workers: workers, source: read.source) { dashboard, panel, seconds in
+            // Every connection reads what the first one chose (the log when the layer lagged).
+            try DashboardRunner.run(dashboards, path: db, catalog: catalog, fromMs: fromMs, toMs: toMs, workers: workers, source: store.source,
+                                    whenLayerLags: read.whenLayerLags) { dashboard, panel, seconds in
                 if printTimings { FileHandle.standardError.write(Data(String(format: "%7.3f s  %@/%@\n", seconds, dashboard.id, panel.id).utf8)) }
                 let finished = done.withLock { count in count += 1; return count }
                 progress.update("rendering: \(finished)/\(total) panels, \(String(format: "%.0f", Date().timeIntervalSince(started))) s")

@@ -49,6 +49,9 @@ struct Import: AsyncParsableCommand {
         }
         progress.finish()
         await store.close()
+        // The writer folds only while idle; the rest is folded here, so the analysis that follows
+        // (read-only: it never folds) reads the layer, not the slower log (issue 32 §9).
+        try store.catchUpAnalyticalLayerNow()
         var json = JSONText()
         json.beginObject()
         json.field("lines", summary.lines)

@@ -17,7 +17,8 @@ import NIOCore
 ///
 /// HTTP-free: each handler takes what it needs from the request and returns a ``SiteAnswer``;
 /// ``DashboardRoutes`` is the Hummingbird glue. Pages are read-only: the only writes a render
-/// causes are the analytical layer's catch-up, which any query on the store does.
+/// causes are the analytical layer's catch-up, which the server (the store's writer) runs before
+/// it draws; the queries themselves open the file read-only and read the layer as it stands.
 final class DashboardSite: Sendable {
     let databasePath: String
     let catalog: Catalog
@@ -211,7 +212,7 @@ final class DashboardSite: Sendable {
     /// connection (no write lock: it never waits for the endpoint).
     func probe(key: String, controls: SiteControls) throws -> Probe {
         let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
-        let store = try StoreAnalysis(path: databasePath, catalog: catalog, catchUp: false)
+        let store = try StoreAnalysis(path: databasePath, catalog: catalog, whenLayerLags: .readLayer)
         let lagRows = try store.layerLag()
         let range = controls.resolvedRange(stored: try store.eventTimeRange(), nowMs: nowMs)
         // The version after the reads above: a commit between them gives a newer key, never an
@@ -282,14 +283,14 @@ final class DashboardSite: Sendable {
                        lagRows: Int64) throws -> String {
         let started = ContinuousClock.now
         var data = try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: range.fromMs, toMs: range.toMs,
-                                           controls: controls.panel, workers: workers, catchUp: false)[0]
+                                           controls: controls.panel, workers: workers, whenLayerLags: .readLayer)[0]
         if dashboard.panels.contains(where: { $0.sources.contains { if case .funnel = $0.kind { true } else { false } } }) {
-            let versions = try catalogVersions(StoreAnalysis(path: databasePath, catalog: catalog, catchUp: false), range)
+            let versions = try catalogVersions(StoreAnalysis(path: databasePath, catalog: catalog, whenLayerLags: .readLayer), range)
             data.addFunnelNotes { self.availability.notes(for: $0, dataVersions: versions) }
         }
         let before = try previous.map {
             try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: $0.fromMs, toMs: $0.toMs, controls: controls.panel,
-                                    workers: workers, catchUp: false)[0]
+                                    workers: workers, whenLayerLags: .readLayer)[0]
         }
         return SitePages.dashboard(data, previous: before, all: dashboards, controls: controls, breakdowns: breakdowns,
                                    provenance: provenance(since: started, lagRows: lagRows))
@@ -306,7 +307,7 @@ final class DashboardSite: Sendable {
                 throw SiteRefusal.funnel("step 1's events do not carry the breakdown property")
             }
         }
-        let store = try StoreAnalysis(path: databasePath, catalog: catalog, catchUp: false)
+        let store = try StoreAnalysis(path: databasePath, catalog: catalog, whenLayerLags: .readLayer)
         let query = { (from: Int64, to: Int64) in
             var query = FunnelQuery(funnel: funnel, fromMs: from, toMs: to, actor: controls.panel.actor, breakdown: controls.panel.breakdown)
             // The top values and "other", like a dashboard's funnels (issue 32 §3).

@@ -49,6 +49,12 @@ struct FixtureStore {
     init(_ events: [FixtureEvent]) throws {
         directory = try temporaryDirectory("handz-query")
         path = directory.appendingPathComponent("store.sqlite").path
+        try Self.insert(events, path: path)
+        // Folded as a writer leaves it (`serve`, `import`): analysis reads the layer, never folds.
+        try SQLiteEventStore.prepareForQueries(path: path)
+    }
+
+    private static func insert(_ events: [FixtureEvent], path: String) throws {
         let database = try SQLiteDatabase(path: path)
         try StoreSchema.migrate(database, nowMs: 0)
         let insert = try database.prepare("""

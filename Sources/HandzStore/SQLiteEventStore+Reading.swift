@@ -1,0 +1,75 @@
+import HandzSQLite
+
+/// Why the embedded store cannot be read for analysis as it is. Analysis opens the file read-only
+/// and never changes it (issue 32 §9), so a file it cannot read as it is stays as it is, and the
+/// error names what would upgrade it. Messages name no event value and no path.
+public enum StoreReadError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file's schema is older than this release's: a store last written by an older release.
+    /// A reader does not migrate it; any command that writes the store does (`handz-analytics
+    /// layer --db FILE`, `serve`, `import`), in place (issue 15 §4).
+    case olderSchema(found: Int, current: Int)
+    /// The file holds no store schema (not written by handz-analytics, or empty).
+    case notAStore
+
+    /// A stable code for scripts and tests.
+    public var code: String {
+        switch self {
+        case .olderSchema: "store_schema_older"
+        case .notAStore: "not_a_store"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .olderSchema(let found, let current):
+            "the store's schema is version \(found), older than this release's \(current); analysis opens the store read-only and does not upgrade it: "
+                + "`handz-analytics layer --db FILE` upgrades it in place (so does any command that writes it, `serve` or `import`)"
+        case .notAStore:
+            "the file holds no handz-analytics store (no schema_migrations table)"
+        }
+    }
+}
+
+extension SQLiteEventStore {
+    /// A connection for analysis that cannot write: SQLite's `SQLITE_OPEN_READONLY` (a missing file
+    /// is an error, never created), the analysis settings, and a schema check. Nothing is migrated
+    /// and nothing is folded: a file of an older schema is refused with
+    /// ``StoreReadError/olderSchema(found:current:)``; one of a newer schema is read (migrations
+    /// only add, so the tables read here are as this release knows them).
+    ///
+    /// The database file and its write-ahead log are never written. Reading a WAL database needs
+    /// the `-shm` index that every reader and writer of the file shares (SQLite records its read
+    /// marks there): when the file was closed cleanly, SQLite creates an empty `-wal` and the
+    /// `-shm` beside it, as for any reader, and leaves them.
+    public static func openForReading(path: String) throws -> SQLiteDatabase {
+        let database = try SQLiteDatabase(path: path, readOnly: true)
+        // The settings first: changing `temp_store` drops every temporary object.
+        try database.execute(analysisSettings)
+        let found = try schemaVersion(database)
+        guard let found else { throw StoreReadError.notAStore }
+        guard found >= StoreSchema.currentVersion else { throw StoreReadError.olderSchema(found: Int(found), current: StoreSchema.currentVersion) }
+        return database
+    }
+
+    /// ``openForReading(path:)`` whose unqualified `events` is the analytical layer (a temporary
+    /// view with the log's columns; `main.events` is the log). The layer as it stands: the caller
+    /// reads its lag (``AnalyticalLayer/lag(_:)``) and decides what a lagging layer means.
+    public static func openLayerForReading(path: String) throws -> SQLiteDatabase {
+        let database = try openForReading(path: path)
+        try addLayerViews(database)
+        return database
+    }
+
+    /// The applied schema version of an open store, nil when the file has no `schema_migrations`.
+    public static func schemaVersion(_ database: SQLiteDatabase) throws -> Int64? {
+        guard try database.scalar("SELECT COUNT(*) FROM main.sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") == 1 else { return nil }
+        return try database.scalar("SELECT COALESCE(MAX(version), 0) FROM main.schema_migrations")
+    }
+
+    /// The layer's temporary views on a connection with the analysis settings already set.
+    public static func addLayerViews(_ database: SQLiteDatabase) throws {
+        try database.registerUUIDFunctions()
+        try database.execute(AnalyticalLayerSchema.eventsView)
+        try database.execute(AnalyticalLayerSchema.eventKeysView)
+    }
+}
