@@ -1,5 +1,6 @@
 import HandzAnalyticsCore
 import HandzQuery
+import HandzSQLite
 import HandzStore
 
 extension StoreAnalysis {
@@ -56,17 +57,36 @@ extension StoreAnalysis {
         source == .log ? 0 : try AnalyticalLayer.lag(database)
     }
 
-    /// The first and last stored event times (epoch ms), nil when the store is empty.
+    /// How far an event's device time may run past its receipt and still count as "when the data
+    /// is": the request signature's freshness window (`RequestSignature.maxClockSkewSeconds`,
+    /// 300 s; a test holds the two equal). A device clock further ahead than the server would
+    /// accept for signing is a wrong clock, not a late event.
+    public static let futureToleranceMs: Int64 = 300_000
+
+    /// The first and last device times (epoch ms) of the stored events that were not dated after
+    /// their own receipt (by more than ``futureToleranceMs``), nil when there are none. The
+    /// dashboards' range presets ("Last N days of data", "All days with data") and `dashboard
+    /// render`'s default range start from it (issue 32 §2).
+    ///
+    /// Why not every event: CH33 §9 keeps the device's `event_time_utc`, and the validator accepts
+    /// any real date up to 2099, so one phone with a wrong clock could otherwise move every
+    /// dashboard to its year. An event cannot have happened after the server received it, so one
+    /// dated later is left out here — and only here: it is stored, and counted on its device day
+    /// by any range that includes that day. Events received long after they happened (offline
+    /// queues, `import` of history) anchor the range as before.
     public func eventTimeRange() throws -> (first: Int64, last: Int64)? {
-        // On the layer, one seek to each end of every event name's key range (the table is
-        // clustered by name, then time) instead of a scan.
-        let sql = source == .log ? "SELECT MIN(event_time_ms), MAX(event_time_ms) FROM events" : """
+        // On the layer, per event name, a walk from each end of its key range (the table is
+        // clustered by name, then time) to the first event dated no later than its receipt: one
+        // seek per name, plus one step per event dated in the future at that end.
+        let sql = source == .log ? "SELECT MIN(event_time_ms), MAX(event_time_ms) FROM events WHERE event_time_ms <= received_time_ms + ?1" : """
             SELECT MIN(first), MAX(last) FROM (
-              SELECT (SELECT MIN(a.event_time_ms) FROM main.analytic_events a WHERE a.name_id = n.id) AS first,
-                     (SELECT MAX(a.event_time_ms) FROM main.analytic_events a WHERE a.name_id = n.id) AS last
+              SELECT (SELECT a.event_time_ms FROM main.analytic_events a WHERE a.name_id = n.id AND a.event_time_ms <= a.received_time_ms + ?1
+                      ORDER BY a.event_time_ms LIMIT 1) AS first,
+                     (SELECT a.event_time_ms FROM main.analytic_events a WHERE a.name_id = n.id AND a.event_time_ms <= a.received_time_ms + ?1
+                      ORDER BY a.event_time_ms DESC LIMIT 1) AS last
               FROM main.event_names n)
             """
-        let rows: [(Int64, Int64)?] = try database.prepare(sql).query { row in
+        let rows: [(Int64, Int64)?] = try database.prepare(sql).query([.integer(Self.futureToleranceMs)]) { row in
             row.isNull(0) ? nil : (row.int64(0), row.int64(1))
         }
         return rows.first ?? nil

@@ -11,7 +11,9 @@ import HandzQuery
 public struct SiteControls: Sendable, Hashable {
     /// The range presets. `Nd` is the last N UTC days that end with the day of the last stored
     /// event (on a live store, today), so a copy of old data opens on its data, not on an empty
-    /// present; `all` is every day with data; `custom` reads `from` and `to`.
+    /// present; `all` is every day with data; `custom` reads `from` and `to`. "Stored event" here
+    /// leaves out events dated after their receipt (`StoreAnalysis.eventTimeRange`, issue 32 §2):
+    /// one phone with a wrong clock moves no preset.
     public enum RangePreset: String, Sendable, CaseIterable {
         case all
         case last7 = "7d"
@@ -123,7 +125,9 @@ public struct SiteControls: Sendable, Hashable {
     }
 
     /// The range these controls show, given the first and last stored event times (nil: an
-    /// empty store, which shows the days up to `nowMs`). `to` is exclusive.
+    /// empty store, which shows the days up to `nowMs`). `to` is exclusive. `stored` is the
+    /// store's `StoreAnalysis.eventTimeRange()`, whose events were not dated after their receipt,
+    /// so a far-future device time never reaches here from the served pages.
     public func resolvedRange(stored: (first: Int64, last: Int64)?, nowMs: Int64) -> (fromMs: Int64, toMs: Int64) {
         let floor: (Int64) -> Int64 = { $0 - (($0 % Self.dayMs) + Self.dayMs) % Self.dayMs }
         let lastDay = floor(stored?.last ?? nowMs)
