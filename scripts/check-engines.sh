@@ -27,6 +27,9 @@ BIN="$(swift build --show-bin-path)/handz-analytics"
 # A range over two catalog versions (docs/catalog-releases.md): installs on app 1.3.9 still run
 # the catalog before the current one, so `--breakdown catalog_version` has two buckets.
 sqlite3 "$RUN/store.sqlite" "UPDATE events SET catalog_version = '1.2.0' WHERE app_version = '1.3.9'"
+# As retention does (issue 32 §6): 40 installs lose their first app_open; their first-seen time
+# stays, so every engine must leave them out of every cohort alike.
+sqlite3 "$RUN/store.sqlite" "DELETE FROM events WHERE rowid IN (SELECT e.rowid FROM events e JOIN (SELECT install_id, first_app_open_ms FROM install_first_seen ORDER BY install_id LIMIT 40) f ON f.install_id = e.install_id AND e.event_time_ms = f.first_app_open_ms WHERE e.event_name = 'app_open')"
 # That edited the log behind the analytical layer the CLI reads (issue 15): fold it again.
 "$BIN" layer --db "$RUN/store.sqlite" --rebuild >/dev/null
 

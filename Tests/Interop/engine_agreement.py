@@ -2,7 +2,8 @@
 """Every funnel, every KPI and the crash-free sessions panel give identical numbers on every engine.
 
 Runs the SQLite SQL on one SQLite store (filled by `handz-analytics import`), loads the store's
-events into PostgreSQL, DuckDB, ClickHouse (chdb) and Spark SQL (local mode), each with the table
+events and install_first_seen rows (each install's first-seen time, which the cohort KPIs read)
+into PostgreSQL, DuckDB, ClickHouse (chdb) and Spark SQL (local mode), each with the tables
 from `handz-analytics sql ddl --dialect D`, runs the SQL from `handz-analytics sql funnel|kpi ...
 --dialect D` on each, and compares the integers with `handz-analytics funnel|kpi ... --format json`
 on the SQLite store. The launch_health crash-free sessions panel (`sql panel`, the session_share
@@ -47,6 +48,33 @@ def read_store(path):
     return columns, rows
 
 
+def read_first_seen(path):
+    """The store's install_first_seen rows: (install_id, first_app_open_ms, last_received_ms), and how
+    many installs were first seen before their first stored app_open (in no cohort)."""
+    db = sqlite3.connect(path)
+    older = db.execute("""SELECT COUNT(*) FROM install_first_seen f WHERE f.first_app_open_ms <
+        COALESCE((SELECT MIN(event_time_ms) FROM events e WHERE e.install_id = f.install_id AND e.event_name = 'app_open'), f.first_app_open_ms)""").fetchone()[0]
+    return db.execute("SELECT install_id, first_app_open_ms, last_received_ms FROM install_first_seen").fetchall(), older
+
+
+def load_first_seen(engine, first_seen):
+    """Loads the install_first_seen rows into an engine whose tables `sql ddl` created (one
+    multi-row INSERT, the same text on every engine)."""
+    if not first_seen:
+        return
+    quote = lambda text: "'" + text.replace("'", "''") + "'"
+    sql = "INSERT INTO install_first_seen VALUES " + ", ".join(f"({quote(i)}, {int(f)}, {int(l)})" for i, f, l in first_seen)
+    if isinstance(engine, Postgres):
+        with engine.connection.cursor() as cursor:
+            cursor.execute(sql)
+    elif isinstance(engine, DuckDB):
+        engine.connection.execute(sql)
+    elif isinstance(engine, ClickHouse):
+        engine.session.query(sql)
+    else:
+        engine.spark.sql(sql)
+
+
 def statements(ddl):
     return [part.strip() for part in ddl.split(";") if part.strip()]
 
@@ -60,6 +88,7 @@ class Postgres:
         self.connection = psycopg.connect(dsn, autocommit=True)
         with self.connection.cursor() as cursor:
             cursor.execute("DROP TABLE IF EXISTS events")
+            cursor.execute("DROP TABLE IF EXISTS install_first_seen")
             for statement in statements(ddl):
                 cursor.execute(statement)
             with cursor.copy(f"COPY events ({', '.join(columns)}) FROM STDIN") as copy:
@@ -159,6 +188,7 @@ class ClickHouse:
         from chdb import session
         self.session = session.Session(path)
         self.session.query("DROP TABLE IF EXISTS events")
+        self.session.query("DROP TABLE IF EXISTS install_first_seen")
         for statement in statements(ddl):
             self.session.query(statement)
         self.session.query(f"INSERT INTO events SELECT {', '.join(columns)} FROM file('{ndjson}', 'JSONEachRow')")
@@ -193,6 +223,7 @@ class Spark:
     def __init__(self, ndjson, ddl, columns, work):
         self.spark = self.session(work)
         self.spark.sql("DROP TABLE IF EXISTS events")
+        self.spark.sql("DROP TABLE IF EXISTS install_first_seen")
         for statement in statements(ddl):
             self.spark.sql(statement)
         schema = ", ".join(f"{c} {'BIGINT' if c.endswith('_ms') else 'STRING'}" for c in columns)
@@ -304,11 +335,13 @@ def main():
 
     started = time.monotonic()
     columns, rows = read_store(args.db)
+    first_seen, older = read_first_seen(args.db)
     ndjson = os.path.join(args.work, "events-rows.ndjson")
     with open(ndjson, "w") as out:
         for row in rows:
             out.write(json.dumps(dict(zip(columns, row))) + "\n")
-    print(f"dataset: {len(rows)} stored events")
+    print(f"dataset: {len(rows)} stored events, {len(first_seen)} installs' first-seen times "
+          f"({older} first seen before their first stored app_open)")
 
     kpis = [line.split(",")[0] for line in cli(args.binary, "kpi", "--all", "--db", args.db, "--format", "csv").splitlines()[1:]]
     all_cases = cases(kpis, args.start, args.end, args.narrow_from, args.narrow_to)
@@ -370,10 +403,16 @@ def main():
             engine = Spark(ndjson, ddl, columns, args.work)
         else:
             raise SystemExit(f"unknown engine {name}")
+        if name in ("postgres", "duckdb", "clickhouse", "spark"):
+            load_first_seen(engine, first_seen)
         count = len(rows) if lake else engine.query("SELECT COUNT(*) FROM events")[0][0]
         if int(count) != len(rows):
             failures += 1
             print(f"FAIL {name}: loaded {count} events, expected {len(rows)}")
+        seen = len(first_seen) if lake else engine.query("SELECT COUNT(*) FROM install_first_seen")[0][0]
+        if int(seen) != len(first_seen):
+            failures += 1
+            print(f"FAIL {name}: loaded {seen} first-seen rows, expected {len(first_seen)}")
         mismatches = 0
         # `sql panel` has no --lake: the lake engines run funnels and KPIs only.
         engine_cases = [case for case in all_cases if not (lake and case[1] == "panel")]
