@@ -47,7 +47,8 @@ public final class StoreAnalysis {
     /// The copy the queries read: the one asked for, or the log when the layer lagged at open
     /// and ``LaggingLayer/readLog`` was asked.
     public let source: Source
-    /// Stored events the layer had not folded when the store was opened (0 when the log was asked for).
+    /// Stored events the layer had not folded when the store was opened (0 when the log was asked
+    /// for, or the layer as it stands: ``layerLag()`` reads it then).
     public let layerLagAtOpen: Int64
     let database: SQLiteDatabase
     let countsCache = EventCountsCache()
@@ -58,7 +59,8 @@ public final class StoreAnalysis {
     public init(path: String, catalog: Catalog, source: Source = .analyticalLayer, whenLayerLags: LaggingLayer = .readLog) throws {
         self.catalog = catalog
         let database = try SQLiteEventStore.openForReading(path: path)
-        let lag = source == .analyticalLayer ? try AnalyticalLayer.lag(database) : 0
+        // The lag decides only for `readLog`; `readLayer` readers ask ``layerLag()`` when they need it.
+        let lag = source == .analyticalLayer && whenLayerLags == .readLog ? try AnalyticalLayer.lag(database) : 0
         let reads: Source = lag > 0 && whenLayerLags == .readLog ? .log : source
         if reads == .analyticalLayer { try SQLiteEventStore.addLayerViews(database) }
         self.database = database

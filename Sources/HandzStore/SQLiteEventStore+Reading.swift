@@ -60,10 +60,16 @@ extension SQLiteEventStore {
         return database
     }
 
-    /// The applied schema version of an open store, nil when the file has no `schema_migrations`.
+    /// The applied schema version of an open store, nil when the file has no `schema_migrations`
+    /// (one statement: preparing it fails when the table is missing).
     public static func schemaVersion(_ database: SQLiteDatabase) throws -> Int64? {
-        guard try database.scalar("SELECT COUNT(*) FROM main.sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") == 1 else { return nil }
-        return try database.scalar("SELECT COALESCE(MAX(version), 0) FROM main.schema_migrations")
+        let statement: SQLiteStatement
+        do {
+            statement = try database.prepare("SELECT COALESCE(MAX(version), 0) FROM main.schema_migrations")
+        } catch let error as SQLiteError where error.code & 0xFF == 1 {  // SQLITE_ERROR: no such table
+            return nil
+        }
+        return try statement.query { $0.int64(0) }.first
     }
 
     /// The layer's temporary views on a connection with the analysis settings already set.

@@ -100,8 +100,8 @@ func openForAnalysis(_ db: String, catalog: Catalog, read: ReadSource) throws ->
     if analysis.source != read.source {
         FileHandle.standardError.write(Data(("note: the analytical layer is \(analysis.layerLagAtOpen) stored events behind the log; this answer reads the log "
             + "(every event counted, slower). `handz-analytics layer --db \(db)` folds them.\n").utf8))
-    } else if analysis.layerLagAtOpen > 0 {
-        FileHandle.standardError.write(Data("note: --read layer: this answer leaves out the \(analysis.layerLagAtOpen) stored events the layer has not folded.\n".utf8))
+    } else if read == .layer, case let lag = try analysis.layerLag(), lag > 0 {
+        FileHandle.standardError.write(Data("note: --read layer: this answer leaves out the \(lag) stored events the layer has not folded.\n".utf8))
     }
     return analysis
 }
