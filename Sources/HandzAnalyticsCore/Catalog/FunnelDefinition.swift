@@ -31,6 +31,23 @@ public struct FunnelDefinition: Sendable, Equatable {
     /// The step that hands the funnel to another actor (`actor: other`), 0-based; nil for a
     /// funnel every step of which one actor reaches.
     public var handoffIndex: Int? { steps.firstIndex { $0.otherActor } }
+
+    /// A single-actor funnel whose steps after the first each link to step 1 (F4: every step is
+    /// of the plan step 1 created, CH33 §5.1): each entry's chain takes only events carrying its
+    /// step-1 event's id. Nil for other funnels; otherwise, per event name, the property that
+    /// carries the id on that event (step 1's `step_property`, a later step's `property`).
+    /// `catalog lint` checks the shape: every later step links to step 1 by one `step_property`,
+    /// and an event in several steps carries the id in one property.
+    public var chainKey: [(event: String, property: String)]? {
+        guard handoffIndex == nil, steps.count >= 2, let first = steps[1].link, first.step == 1,
+              steps.dropFirst().allSatisfy({ $0.link?.step == 1 && $0.link?.stepProperty == first.stepProperty }) else { return nil }
+        var out: [(event: String, property: String)] = []
+        for (index, step) in steps.enumerated() {
+            let property = index == 0 ? first.stepProperty : step.link!.property
+            for event in step.events where !out.contains(where: { $0.event == event }) { out.append((event, property)) }
+        }
+        return out
+    }
 }
 
 /// A funnel's success (CH33 §5.1 "Success: …") as data: an event matching `events` and
@@ -45,12 +62,17 @@ public struct FunnelSuccess: Sendable, Equatable {
     /// The success event's property must differ from a step event's property (F2: a flow other
     /// than the one the import created), or nil.
     public var differs: FunnelLink?
+    /// The success event must be the actor's first success event, over all stored data, with
+    /// its value of this property (F2 `first_by: flow_id`: the flow's first save, so a flow the
+    /// receiver creates, not a re-save of an older one), or nil.
+    public var firstBy: String?
 
-    public init(events: [String], filters: [PropertyFilter] = [], afterStep: Int, differs: FunnelLink? = nil) {
+    public init(events: [String], filters: [PropertyFilter] = [], afterStep: Int, differs: FunnelLink? = nil, firstBy: String? = nil) {
         self.events = events
         self.filters = filters
         self.afterStep = afterStep
         self.differs = differs
+        self.firstBy = firstBy
     }
 }
 

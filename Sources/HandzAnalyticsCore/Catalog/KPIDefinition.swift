@@ -63,7 +63,9 @@ public enum KPIMeasure: String, Sendable, CaseIterable {
     case cohortMedianTime = "cohort_median_time"
     /// Share of the cohort with `target` in [install + N days, install + N+1 days).
     case cohortReturn = "cohort_return"
-    /// Of actors with `target` in some whole week of the range, the share with it in every week.
+    /// Of the actors with a `population` event in the whole weeks of the range (practice
+    /// retention: an app_open, the active users of CH33 §5.2's "% users"), the share with `target`
+    /// in every one of them; without a population, of the actors with `target` in some week.
     case everyWeek = "every_week"
     /// Distinct `property` values of `target` per active actor-week.
     case weeklyDistinctPerActive = "weekly_distinct_per_active"

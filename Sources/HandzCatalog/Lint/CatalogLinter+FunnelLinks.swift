@@ -28,6 +28,10 @@ extension Lint {
                 error(location, "funnel \(id) success: without events, a where filter must be on an envelope property (\(filter.property) is not)")
             }
         }
+        if let firstBy = success.firstBy {
+            if success.events.isEmpty { error(location, "funnel \(id) success first_by needs the success's events") }
+            checkCarried(firstBy, on: success.events, at: location, "funnel \(id) success first_by", byName)
+        }
         if let differs = success.differs {
             if !(1...max(count, 1)).contains(differs.step) { error(location, "funnel \(id) success differs: step \(differs.step) is not a step") }
             else { checkCarried(differs.stepProperty, on: funnel.steps[differs.step - 1].events, at: location, "funnel \(id) success differs", byName) }
@@ -43,8 +47,12 @@ extension Lint {
                 if step.otherActor { error(at, "\(context): a step reached by another actor needs a link to an earlier step") }
                 continue
             }
-            guard let handoff = handoffs.first, index >= handoff else {
-                error(at, "\(context): links are for funnels across people, on the steps from the `actor: other` step on")
+            guard let handoff = handoffs.first else {
+                checkChainKeyLink(funnel, link: link, step: step, index: index, at: at, context: context, byName: byName)
+                continue
+            }
+            guard index >= handoff else {
+                error(at, "\(context): in a funnel across people, links are on the steps from the `actor: other` step on")
                 continue
             }
             guard (1...index).contains(link.step) else { error(at, "\(context) link: step \(link.step) is not an earlier step"); continue }
@@ -59,6 +67,24 @@ extension Lint {
         }
         if let handoff = handoffs.first, success.afterStep <= handoff {
             error(location, "funnel \(id) success: in a funnel across people it follows a step of the other actor (after_step > \(handoff))")
+        }
+    }
+
+    /// A link in a single-actor funnel ties every step to step 1's id (F4: one mastery plan,
+    /// ``FunnelDefinition/chainKey``): each later step links to step 1 by the same
+    /// `step_property`, and an event in several steps carries the id in one property — the
+    /// shape the chain walk and the SQL implement (a chain per actor and id).
+    mutating func checkChainKeyLink(_ funnel: FunnelDefinition, link: FunnelLink, step: FunnelStep, index: Int, at: CatalogLocation, context: String,
+                                    byName: [String: EventDefinition]) {
+        let keyed = "in a single-actor funnel, links tie every step after the first to step 1 by one step_property"
+        guard link.step == 1, funnel.chainKey != nil else { error(at, "\(context) link: \(keyed)"); return }
+        checkCarried(link.property, on: step.events, at: at, "\(context) link", byName)
+        if index == 1 { checkCarried(link.stepProperty, on: funnel.steps[0].events, at: at, "\(context) link", byName) }
+        for event in step.events {
+            let earlier = funnel.steps[0..<index].enumerated().filter { $0.element.events.contains(event) }
+            for (offset, other) in earlier where (offset == 0 ? link.stepProperty : other.link?.property) != link.property {
+                error(at, "\(context) link: \(event) is in step \(offset + 1) too and must carry the id in the same property there")
+            }
         }
     }
 

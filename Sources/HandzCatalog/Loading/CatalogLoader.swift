@@ -380,18 +380,19 @@ struct LoaderState {
         return link
     }
 
-    /// `success: {description, events, where, after_step, differs}`; `after_step` defaults to the
+    /// `success: {description, events, where, after_step, differs, first_by}`; `after_step` defaults to the
     /// last step (resolved by the linter's checks once the steps are read: 0 here means "last").
     func readSuccess(_ reader: inout YAMLReader, funnel: String, _ node: Node) -> (String, FunnelSuccess?) {
         let context = "funnel \(funnel) success"
         var text = ""
         var success = FunnelSuccess(events: [], afterStep: 0)
-        for (field, _, value) in reader.pairs(node, context: context, allowed: ["description", "events", "where", "after_step", "differs"]) {
+        for (field, _, value) in reader.pairs(node, context: context, allowed: ["description", "events", "where", "after_step", "differs", "first_by"]) {
             switch field {
             case "description": text = reader.string(value, "\(context) description") ?? ""
             case "events": success.events = reader.strings(value, "\(context) events")
             case "after_step": success.afterStep = Int(reader.integer(value, "\(context) after_step") ?? 0)
             case "differs": success.differs = readLink(&reader, context: "\(context) differs", value)
+            case "first_by": success.firstBy = reader.string(value, "\(context) first_by")
             default: success.filters = readFilters(&reader, context: "\(context) where", value)
             }
         }

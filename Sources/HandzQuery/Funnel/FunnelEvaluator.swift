@@ -25,7 +25,8 @@ public struct FunnelEvaluator {
     var actorEvents: [[Event]] = []
     var actorNumbers: [String: Int32] = [:]
     /// Funnels across people: each event's linked ids (``FunnelSQLBuilder/linkProperties(_:)``
-    /// order), indexed by ``Event/values``.
+    /// order); keyed funnels: its chain key (``FunnelSQLBuilder/valueColumns(_:)``). Indexed by
+    /// ``Event/values``.
     var values: [[String?]] = []
 
     /// One funnel event: its place in the total order and the steps it matches (bit k−1: step k;
@@ -36,7 +37,7 @@ public struct FunnelEvaluator {
         var idLow: UInt64
         var steps: UInt32
         var breakdown: Int32
-        /// Index into ``FunnelEvaluator/values``; −1 in single-actor funnels.
+        /// Index into ``FunnelEvaluator/values``; −1 in single-actor funnels without a chain key.
         var values: Int32 = -1
 
         /// The total order of CH33 analysis: (event_time_utc, event_id), the id compared as bytes.
@@ -101,8 +102,10 @@ public struct FunnelEvaluator {
         if query.funnel.handoffIndex != nil { return linkedReport() }
         var overall = StepDeltas(stepCount: stepCount)
         var buckets: [Int32: StepDeltas] = [:]
+        let keyed = query.funnel.chainKey != nil
         for unordered in actorEvents {
-            guard let chain = bestChain(unordered.sorted(by: Event.before), steps: stepCount) else { continue }
+            let ordered = unordered.sorted(by: Event.before)
+            guard let chain = keyed ? keyedBestChain(ordered) : bestChain(ordered, steps: stepCount) else { continue }
             overall.add(chain)
             if query.breakdown != nil { buckets[chain.breakdown, default: StepDeltas(stepCount: stepCount)].add(chain) }
         }

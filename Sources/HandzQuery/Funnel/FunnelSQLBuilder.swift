@@ -36,7 +36,9 @@ public struct FunnelSQLBuilder {
         } else {
             // One row per actor with an entry, its reported chain: rk(actor, bd, lvl, t1…tn, tx,
             // r = 1), tx the success event's time or NULL.
-            ctes += dialect == .clickhouse ? clickHouseChainCTEs(query) : windowChainCTEs(query)
+            // A chain per actor and id (F4's plan) is a running-window partition; ClickHouse's
+            // per-actor arrays have no such partition, so it runs the windows too.
+            ctes += dialect == .clickhouse && query.funnel.chainKey == nil ? clickHouseChainCTEs(query) : windowChainCTEs(query)
         }
         // One row per (chain, step reached), the success as step n + 1: rk is read once (engines
         // that inline CTEs, such as ClickHouse, would otherwise compute the chains once per step).
@@ -88,7 +90,12 @@ public struct FunnelSQLBuilder {
         // later (a later start never gives an earlier chain), f{k}_j is the MIN of f{k+1}_j over
         // the step-k rows after r — one running window, in reverse order so the frame starts at
         // UNBOUNDED PRECEDING and every engine aggregates it incrementally.
-        let after = "OVER (PARTITION BY actor ORDER BY t DESC, id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
+        // With a chain key (F4: one plan per chain), the step passes run per (actor, ck): a
+        // chain only takes events carrying its entry's id. The success stays the actor's (gx).
+        let keyed = !linkPosition && query.funnel.chainKey != nil
+        let actorAfter = "OVER (PARTITION BY actor ORDER BY t DESC, id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
+        let after = keyed ? "OVER (PARTITION BY actor, ck ORDER BY t DESC, id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)" : actorAfter
+        let rowColumns = ["actor", "t", "id", "bd"] + (keyed ? ["ck"] : [])
         let stepColumns = (1...count).map { "s\($0)" }
         var source = first
         var carried: [String] = []
@@ -100,15 +107,15 @@ public struct FunnelSQLBuilder {
         if successStep != nil {
             ctes.append("""
             \(prefix)px AS (
-              SELECT \((["actor", "t", "id", "bd"] + stepColumns).joined(separator: ", ")),
-                     MIN(CASE WHEN sx = 1 THEN t END) \(after) AS gx
+              SELECT \((rowColumns + stepColumns).joined(separator: ", ")),
+                     MIN(CASE WHEN sx = 1 THEN t END) \(actorAfter) AS gx
               FROM \(first)
             )
             """)
             source = "\(prefix)px"
         }
         for k in stride(from: count, through: 2, by: -1) {
-            var columns = ["actor", "t", "id", "bd"] + stepColumns[0..<(k - 1)] + carried
+            var columns = rowColumns + stepColumns[0..<(k - 1)] + carried
             columns.append("MIN(CASE WHEN s\(k) = 1 THEN t END) \(after) AS f\(k)_\(k)")
             for j in stride(from: k + 1, through: count, by: 1) {
                 columns.append("MIN(CASE WHEN s\(k) = 1 THEN f\(k + 1)_\(j) END) \(after) AS f\(k)_\(j)")
@@ -182,9 +189,18 @@ public struct FunnelSQLBuilder {
     /// events per actor itself (``successFilter(_:)``; the embedded store's funnel walk).
     public func eventsSQL(_ query: FunnelQuery, successOnAnyEvent: Bool = true) throws(QueryError) -> String {
         let steps = ((1...query.funnel.steps.count).map { "s\($0)" } + (query.funnel.successCondition == nil ? [] : ["sx"])
-            + (query.funnel.handoffIndex == nil ? [] : Self.linkProperties(query.funnel).map { "v_\($0)" })).joined(separator: ", ")
+            + Self.valueColumns(query.funnel)).joined(separator: ", ")
         return "WITH\n" + (try eventCTEs(query, successOnAnyEvent: successOnAnyEvent)).joined(separator: ",\n")
             + "\nSELECT actor, t, id, bd, \(steps) FROM ev" + dialect.querySuffix
+    }
+
+    /// The text columns ``eventsSQL(_:successOnAnyEvent:)`` returns after the flags, in order: a
+    /// funnel across people's linked ids (`v_…`, ``linkProperties(_:)``), a keyed funnel's chain
+    /// key (`ck`, ``FunnelDefinition/chainKey``), or none — what ``FunnelEvaluator`` takes as an
+    /// event's `values`.
+    public static func valueColumns(_ funnel: FunnelDefinition) -> [String] {
+        if funnel.handoffIndex != nil { return linkProperties(funnel).map { "v_\($0)" } }
+        return funnel.chainKey == nil ? [] : ["ck"]
     }
 
     /// The condition (on a row of `events` aliased `e`) of a success on any event that is none of
@@ -224,26 +240,71 @@ public struct FunnelSQLBuilder {
         var flags: [String] = []
         var names: [String] = []
         for (index, step) in query.funnel.steps.enumerated() {
-            flags.append("CASE WHEN \(try access.matches(events: step.events, filters: step.filters)) THEN 1 ELSE 0 END AS s\(index + 1)")
+            var match = try access.matches(events: step.events, filters: step.filters)
+            // A keyed funnel's later step needs the id its chain is keyed by (a missing id never links).
+            if query.funnel.chainKey != nil, index > 0, let link = step.link { match += " AND \(try access.text(link.property)) IS NOT NULL" }
+            flags.append("CASE WHEN \(match) THEN 1 ELSE 0 END AS s\(index + 1)")
             for name in step.events where !names.contains(name) { names.append(name) }
         }
         var selected = "e.event_name IN \(try dialect.literalList(names))"
+        var firstByEvents: [String]?
         if let success = query.funnel.successCondition {
             let match = try access.matches(events: success.events, filters: success.filters)
-            flags.append("CASE WHEN \(match) THEN 1 ELSE 0 END AS sx")
+            if let property = success.firstBy {
+                // Flagged first (sx0), over all time up to the horizon; sx below keeps the first per value.
+                let value = try access.text(property)
+                flags.append("CASE WHEN \(match) AND \(value) IS NOT NULL THEN 1 ELSE 0 END AS sx0")
+                flags.append("\(value) AS fv")
+                firstByEvents = success.events
+            } else {
+                flags.append("CASE WHEN \(match) THEN 1 ELSE 0 END AS sx")
+            }
             for name in success.events where !names.contains(name) { names.append(name) }
             // A success on any event (F1: user_state = free) reads every event its filter keeps.
             selected = success.events.isEmpty && successOnAnyEvent
                 ? "(e.event_name IN \(try dialect.literalList(names)) OR \(match))" : "e.event_name IN \(try dialect.literalList(names))"
         }
         flags += try linkColumns(query.funnel, access)
+        if let key = query.funnel.chainKey {
+            var cases: [String] = []
+            for (event, property) in key { cases.append("WHEN e.event_name = \(try dialect.literal(event)) THEN \(try access.text(property))") }
+            flags.append("CASE \(cases.joined(separator: " ")) END AS ck")
+        }
+        let join = query.actor == .user ? " LEFT JOIN um ON um.um_install = e.install_id" : ""
+        guard let firstByEvents else {
+            ctes.append("""
+            ev AS (
+              SELECT \(actor) AS actor, e.event_time_ms AS t, e.event_id AS id, \(breakdown) AS bd,
+                     \(flags.joined(separator: ",\n         "))
+              FROM events e\(join)
+              WHERE \(selected)
+                AND e.event_time_ms >= \(from) AND e.event_time_ms < \(horizon)
+            )
+            """)
+            return ctes
+        }
+        // `first_by` (F2: a flow's first save): the success events are read from the start of the
+        // data, so that a save's rank among the actor's saves of the same value (`fr`) is over all
+        // stored data; only rows in [from, to + window) go on, as without it.
+        let steps = (1...query.funnel.steps.count).map { "s\($0)" }
+        let carried = steps + (query.funnel.handoffIndex == nil ? [] : Self.linkProperties(query.funnel).map { "v_\($0)" })
+            + (query.funnel.chainKey == nil ? [] : ["ck"])
         ctes.append("""
         ev AS (
-          SELECT \(actor) AS actor, e.event_time_ms AS t, e.event_id AS id, \(breakdown) AS bd,
-                 \(flags.joined(separator: ",\n         "))
-          FROM events e\(query.actor == .user ? " LEFT JOIN um ON um.um_install = e.install_id" : "")
-          WHERE \(selected)
-            AND e.event_time_ms >= \(from) AND e.event_time_ms < \(horizon)
+          SELECT \((["actor", "t", "id", "bd"] + steps).joined(separator: ", ")), CASE WHEN sx0 = 1 AND fr = 1 THEN 1 ELSE 0 END AS sx\(carried.count > steps.count ? ", " + carried[steps.count...].joined(separator: ", ") : "")
+          FROM (
+            SELECT \((["actor", "t", "id", "bd"] + carried + ["sx0"]).joined(separator: ", ")),
+                   ROW_NUMBER() OVER (PARTITION BY actor, sx0, fv ORDER BY t, id) AS fr
+            FROM (
+              SELECT \(actor) AS actor, e.event_time_ms AS t, e.event_id AS id, \(breakdown) AS bd,
+                     \(flags.joined(separator: ",\n             "))
+              FROM events e\(join)
+              WHERE \(selected)
+                AND (e.event_time_ms >= \(from) OR e.event_name IN \(try dialect.literalList(firstByEvents)))
+                AND e.event_time_ms < \(horizon)
+            ) x
+          ) y
+          WHERE t >= \(from)
         )
         """)
         return ctes

@@ -60,7 +60,16 @@ public struct KPISQLBuilder {
             let range = try weekly()
             ctes.append(actorWeeks("wk", "is_target", range))
             ctes.append("per AS (SELECT actor, COUNT(*) AS weeks FROM wk GROUP BY actor)")
-            body = "SELECT COALESCE(SUM(CASE WHEN weeks = \(query.wholeWeeks) THEN 1 ELSE 0 END), 0) AS numerator, COUNT(*) AS denominator FROM per"
+            if kpi.population.isEmpty {
+                body = "SELECT COALESCE(SUM(CASE WHEN weeks = \(query.wholeWeeks) THEN 1 ELSE 0 END), 0) AS numerator, COUNT(*) AS denominator FROM per"
+            } else {
+                // CH33 §5.2 "% users running practice at least once per week": of the actors with
+                // a population event (app_open: active users) in the whole weeks, those with
+                // `target` in every one of them.
+                ctes.append("pa AS (SELECT actor FROM ae WHERE is_pop = 1 AND \(range) GROUP BY actor)")
+                body = "SELECT COALESCE(SUM(CASE WHEN per.weeks = \(query.wholeWeeks) THEN 1 ELSE 0 END), 0) AS numerator, COUNT(*) AS denominator "
+                    + "FROM pa LEFT JOIN per ON per.actor = pa.actor"
+            }
         case .weeklyDistinctPerActive:
             let range = try weekly()
             ctes.append(actorWeeks("act", "is_open", range))

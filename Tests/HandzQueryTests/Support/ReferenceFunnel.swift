@@ -38,8 +38,14 @@ enum ReferenceFunnel {
             for (entryIndex, entry) in ordered.enumerated()
             where matches(entry, steps[0]) && entry.timeMs >= query.fromMs && entry.timeMs < query.toMs {
                 var positions = [entryIndex]
+                // A keyed funnel (F4): every later step carries the entry's id (a missing one never links).
+                let entryKey = funnel.chainKey == nil ? nil : steps[1].link.flatMap { entry.text($0.stepProperty) }
                 for step in steps[1..<senderSteps] {
-                    guard let next = ordered[(positions.last! + 1)...].firstIndex(where: { matches($0, step) && $0.timeMs <= entry.timeMs + query.windowMs })
+                    guard let next = ordered[(positions.last! + 1)...].firstIndex(where: { event in
+                        guard matches(event, step), event.timeMs <= entry.timeMs + query.windowMs else { return false }
+                        guard funnel.chainKey != nil, let link = step.link else { return true }
+                        return entryKey != nil && event.text(link.property) == entryKey
+                    })
                     else { break }
                     positions.append(next)
                 }
@@ -56,7 +62,7 @@ enum ReferenceFunnel {
             var chain = Chain(times: chosen.positions.map { ordered[$0].timeMs }, bucket: query.breakdown.flatMap { chosen.entry.text($0) })
             if funnel.handoffIndex == nil, let success = funnel.successCondition, chosen.positions.count >= success.afterStep {
                 let after = chosen.positions[success.afterStep - 1]
-                chain.successMs = ordered[(after + 1)...].first { matchesSuccess($0, success) && $0.timeMs <= chosen.entry.timeMs + query.windowMs }?.timeMs
+                chain.successMs = ordered[(after + 1)...].first { matchesSuccess($0, success, among: ordered) && $0.timeMs <= chosen.entry.timeMs + query.windowMs }?.timeMs
             }
             chains.append(chain)
         }
@@ -121,7 +127,7 @@ enum ReferenceFunnel {
             if let success = funnel.successCondition, best.count >= success.afterStep - handoff + 1 {
                 let after = best[success.afterStep - handoff]
                 chain.successMs = ordered[(after + 1)...].first { event in
-                    guard matchesSuccess(event, success), event.timeMs <= deadline else { return false }
+                    guard matchesSuccess(event, success, among: ordered), event.timeMs <= deadline else { return false }
                     guard let differs = success.differs else { return true }
                     let other = value(differs.stepProperty, step: differs.step, prefix: best, ordered: ordered, linkEvent: linkEvent, handoff: handoff)
                     guard let own = event.text(differs.property), let other else { return false }
@@ -151,5 +157,14 @@ enum ReferenceFunnel {
     static func matchesSuccess(_ event: FixtureEvent, _ success: FunnelSuccess) -> Bool {
         (success.events.isEmpty || success.events.contains(event.name))
             && success.filters.allSatisfy { filter in event.text(filter.property).map(filter.values.contains) ?? false }
+    }
+
+    /// With `first_by` (F2: a flow's first save), also the first such event of the actor (all of
+    /// its events, `ordered`) with its value.
+    static func matchesSuccess(_ event: FixtureEvent, _ success: FunnelSuccess, among ordered: [FixtureEvent]) -> Bool {
+        guard matchesSuccess(event, success) else { return false }
+        guard let property = success.firstBy else { return true }
+        guard let value = event.text(property) else { return false }
+        return ordered.first { matchesSuccess($0, success) && $0.text(property) == value }?.eventID == event.eventID
     }
 }
