@@ -274,9 +274,10 @@ struct InstallJourney {
         session(targetType: "flow")
     }
 
-    mutating func session(targetType: String, after seconds: ClosedRange<Int64> = 2...90) {
+    mutating func session(targetType: String, targetID: String? = nil, after seconds: ClosedRange<Int64> = 2...90) {
         let id = SyntheticUUID.v4(&random)
-        emit("practice_session_started", [("practice_session_id", .string(id)), ("target_type", .string(targetType))], after: seconds)
+        emit("practice_session_started", [("practice_session_id", .string(id)), ("target_type", .string(targetType))]
+             + (targetID.map { [("target_id", PropertyValue.string($0))] } ?? []), after: seconds)
         if random.chance(0.75) {
             emit("practice_session_completed", [("practice_session_id", .string(id)), ("actual_duration_seconds", .integer(random.int(in: 60...1_800)))], after: 60...1_800)
         } else {
@@ -284,13 +285,23 @@ struct InstallJourney {
         }
     }
 
-    /// F4: plan, schedule, practice from the plan.
+    /// F4: plan, schedule, practice from the plan — all of one plan (F4 links its steps by the
+    /// plan's id, catalog 2.0.0): the created plan's id, read back from its line, is the
+    /// schedule's and the practice's target, so the random stream is the same as before.
     mutating func mastery() {
         emit("mastery_plan_created")
+        let plan = Self.stringProperty("mastery_plan_id", in: current[current.count - 1].text)
         guard random.chance(0.6) else { return }
-        emit("mastery_schedule_saved")
+        emit("mastery_schedule_saved", plan.map { [("mastery_plan_id", PropertyValue.string($0))] } ?? [])
         maybeMaintenance()
-        if random.chance(0.5) { session(targetType: "mastery_plan") }
+        if random.chance(0.5) { session(targetType: "mastery_plan", targetID: plan) }
+    }
+
+    /// The string value of property `key` in an event line the factory wrote (`"key":"value"`).
+    static func stringProperty(_ key: String, in line: String) -> String? {
+        guard let start = line.firstRange(of: "\"\(key)\":\"") else { return nil }
+        let rest = line[start.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
     }
 
     /// F2 steps 1–2 on the sender's side.

@@ -87,10 +87,15 @@ import Testing
         #expect(fps.leftOut == nil)
     }
 
+    /// Since catalog 2.0.0 the denominator is the users active in the whole weeks (an app_open);
+    /// CH33KPIDefinitionFixtureTests holds the cases that tell the two definitions apart.
     @Test("practice retention needs practice in every whole week; the trailing part-week is left out")
     func practiceRetention() throws {
         let t = Self.base + 3_600_000
         let report = try run("practice_retention", [
+            FixtureEvent(id: 5, name: "app_open", timeMs: t, install: "a"),
+            FixtureEvent(id: 6, name: "app_open", timeMs: t, install: "b"),
+            FixtureEvent(id: 7, name: "app_open", timeMs: t + 14 * Self.day, install: "c"),
             FixtureEvent(id: 1, name: "practice_session_started", timeMs: t, install: "a"),
             FixtureEvent(id: 2, name: "practice_session_started", timeMs: t + 7 * Self.day, install: "a"),
             FixtureEvent(id: 3, name: "practice_session_started", timeMs: t, install: "b"),

@@ -602,7 +602,7 @@ def test_scenario_reload_refuses_a_broken_catalog():
         with open(path, "wb") as handle:
             handle.write(original)
     reloaded = checked("/v1/admin/reload", "POST", send("POST", "/v1/admin/reload"), "restored catalog")
-    assert reloaded.status_code == 200 and reloaded.json() == {"catalog_version": "1.3.0"}, reloaded.status_code
+    assert reloaded.status_code == 200 and reloaded.json() == {"catalog_version": "2.0.0"}, reloaded.status_code
 
 
 # --- Defects this check found in the server, fixed, kept as regressions ---------------------------
