@@ -1,7 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs the built `handz-analytics` (or another product) as a real process, with a deadline, and
-/// captures its exit status and output.
+/// captures its exit status and output. The process is a ``ChildProcess`` (`posix_spawn`, nothing
+/// inherited but its three standard descriptors); its input and output go through files.
 public enum CommandRunner {
     public struct Result: Sendable {
         public var status: Int32
@@ -21,36 +25,28 @@ public enum CommandRunner {
 
     public static func product(_ name: String) -> URL { productsDirectory.appendingPathComponent(name) }
 
-    /// Runs `handz-analytics arguments…`, feeding `stdin`, killing it after `timeout` seconds.
+    /// Runs `product arguments…` (`handz-analytics` by default), feeding `stdin`; after `timeout`
+    /// seconds it is sent SIGTERM (SIGKILL 5 s later) and ``CommandTimeout`` is thrown. The
+    /// status is the exit code, or the signal that ended it.
     public static func run(_ arguments: [String], stdin: Data? = nil, product: String = "handz-analytics",
                            workingDirectory: URL? = nil, timeout: TimeInterval = 120) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.product(product)
-        process.arguments = arguments
-        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
-        let output = Pipe(), errors = Pipe(), input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        try process.run()
-        // Read both pipes concurrently so a chatty process never blocks on a full pipe.
-        let outData = ReadBox(), errData = ReadBox()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { outData.data = output.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData.data = errors.fileHandleForReading.readDataToEndOfFile() }
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        if group.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent("handz-command-\(UUID().uuidString)")
+        let input = files.appendingPathExtension("in").path, output = files.appendingPathExtension("out").path
+        let errors = files.appendingPathExtension("err").path
+        defer { for path in [input, output, errors] { unlink(path) } }
+        if let stdin { try stdin.write(to: URL(fileURLWithPath: input)) }
+        let process = try ChildProcess(executable: Self.product(product).path, arguments: arguments, workingDirectory: workingDirectory?.path,
+                                       standardInput: stdin == nil ? .nullDevice : .file(input),
+                                       standardOutput: .file(output), standardError: .file(errors))
+        guard process.wait(timeout: timeout) else {
+            process.terminate(grace: 5)
             throw CommandTimeout(arguments: arguments)
         }
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self), stderr: String(decoding: errData.data, as: UTF8.self))
+        func read(_ path: String) -> String { String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
+        return Result(status: process.terminationStatus, stdout: read(output), stderr: read(errors))
     }
 
     public struct CommandTimeout: Error { public let arguments: [String] }
-
-    private final class ReadBox: @unchecked Sendable { var data = Data() }
 }
 
 /// A fresh temporary directory, removed by the caller.

@@ -87,25 +87,10 @@ public final class PostgresTestServer: @unchecked Sendable {
         return try run(["/usr/bin/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database, "-At", "-c", sql], asPostgres: false)
     }
 
-    /// Adds "close every descriptor from 3 up" to `actions`: glibc's
-    /// `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; looked up at run time because
-    /// Swift's Glibc module does not declare it), else one close per descriptor open now.
-    static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-            return
-        }
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
-        }
-    }
-
-    /// Runs a command to completion with posix_spawn and a blocking waitpid. Foundation's
-    /// `Process` is not used here: `pg_ctl start` daemonizes, and on Linux `waitUntilExit` was
-    /// seen to hang with the wrapper left a zombie. Output goes to a file, not a pipe, because the
-    /// daemon inherits the descriptors and a pipe would never reach end-of-file.
+    /// Runs a command to completion as a ``ChildProcess`` (`posix_spawn`, not Foundation's
+    /// `Process`: `pg_ctl start` daemonizes, and on Linux `waitUntilExit` was seen to hang with the
+    /// wrapper left a zombie). Output goes to a file, not a pipe, because the daemon inherits the
+    /// descriptors and a pipe would never reach end-of-file.
     @discardableResult
     func run(_ arguments: [String], asPostgres: Bool? = nil) throws -> String {
         let wrap = asPostgres ?? runAsPostgres
@@ -115,29 +100,21 @@ public final class PostgresTestServer: @unchecked Sendable {
         let argv = wrap ? ["/usr/sbin/runuser", "-u", "postgres", "--", "/usr/bin/env", "-C", directory.path] + arguments : arguments
         let outputPath = directory.appendingPathComponent("cmd-\(UUID().uuidString).out").path
         defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else is inherited: tests beside this one hold a thousand loopback sockets, and
-        // a postmaster that inherits them counts them against `max_files_per_process` and refuses
-        // to start ("insufficient file descriptors", CI on 2026-11-25); runuser's PAM session
-        // caps descriptors at 1,024 as well.
-        Self.closeInheritedDescriptors(&actions)
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { for pointer in cArguments { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
-        guard spawned == 0 else { throw StartFailure(reason: "cannot run \(argv[0]): errno \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // Nothing but the output file is inherited (``ChildProcess``): tests beside this one hold
+        // a thousand loopback sockets, and a postmaster that inherits them counts them against
+        // `max_files_per_process` and refuses to start ("insufficient file descriptors", CI on
+        // 2026-11-25); runuser's PAM session caps descriptors at 1,024 as well.
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(executable: argv[0], arguments: Array(argv.dropFirst()), standardOutput: .file(outputPath))
+        } catch {
+            throw StartFailure(reason: "\(error)")
+        }
+        child.waitUntilExit()
         let data = FileManager.default.contents(atPath: outputPath) ?? Data()
-        let exited = status & 0x7f == 0
-        let code = (status >> 8) & 0xff
-        guard exited && code == 0 else {
-            throw StartFailure(reason: "\(URL(fileURLWithPath: arguments[0]).lastPathComponent) exited \(exited ? code : -1): \(String(decoding: data.prefix(500), as: UTF8.self))")
+        guard child.succeeded else {
+            let code = child.terminationReason == .exit ? child.terminationStatus : -1
+            throw StartFailure(reason: "\(URL(fileURLWithPath: arguments[0]).lastPathComponent) exited \(code): \(String(decoding: data.prefix(500), as: UTF8.self))")
         }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }

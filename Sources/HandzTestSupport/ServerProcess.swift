@@ -6,42 +6,36 @@ import HandzCompression
 import HandzSigning
 
 /// A real `handz-analytics serve` process on a loopback port, in its own directory, for tests
-/// that need the actual server (signals, kill -9, restarts).
+/// that need the actual server (signals, kill -9, restarts). A ``ChildProcess``: nothing inherited
+/// but its standard descriptors; what it prints goes to a file beside the temporary directory's
+/// other files (not into `directory`, which tests list), read back by ``printed``.
 public final class ServerProcess: @unchecked Sendable {
     public let directory: URL
-    public let process: Process
+    public let process: ChildProcess
     public private(set) var port = 0
-    private let output = Pipe()
-    private let lines = LineCollector()
+    private let outputPath: String
 
-    /// Starts the server and waits (bounded) until it listens.
+    /// Starts the server and waits (bounded) until it prints that it listens.
     public init(directory: URL, arguments: [String] = [], port: Int = 0, timeout: TimeInterval = 60) throws {
         self.directory = directory
-        process = Process()
-        process.executableURL = CommandRunner.product("handz-analytics")
+        outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("handz-server-\(UUID().uuidString).log").path
         let catalog = arguments.contains("--catalog") ? [] : ["--catalog", RepositoryCatalog.directory]
-        process.arguments = ["serve"] + catalog + ["--port", String(port), "--log-level", "warning"] + arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = output
-        process.standardError = output
-        let lines = self.lines
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { lines.append(String(decoding: data, as: UTF8.self)) }
-        }
-        try process.run()
+        process = try ChildProcess(executable: CommandRunner.product("handz-analytics").path,
+                                   arguments: ["serve"] + catalog + ["--port", String(port), "--log-level", "warning"] + arguments,
+                                   workingDirectory: directory.path, standardOutput: .file(outputPath), standardError: .standardOutput)
+        // The event is the line `listening on http://127.0.0.1:PORT`, or the process ending;
+        // looked for every 20 ms, at most `timeout` seconds.
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let line = lines.text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
+            if let line = printed.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
                let port = Int(line.split(separator: ":").last ?? "") {
                 self.port = port
                 return
             }
-            if !process.isRunning { throw StartFailure(output: lines.text) }
-            Thread.sleep(forTimeInterval: 0.05)
+            if process.wait(timeout: 0.02) { throw StartFailure(output: printed) }
         }
-        process.terminate()
-        throw StartFailure(output: lines.text)
+        process.terminate(grace: 5)
+        throw StartFailure(output: printed)
     }
 
     public struct StartFailure: Error, CustomStringConvertible {
@@ -49,8 +43,8 @@ public final class ServerProcess: @unchecked Sendable {
         public var description: String { "server did not start:\n\(output)" }
     }
 
-    /// Everything the server printed so far.
-    public var printed: String { lines.text }
+    /// Everything the server printed so far (standard output and error).
+    public var printed: String { String(decoding: FileManager.default.contents(atPath: outputPath) ?? Data(), as: UTF8.self) }
 
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
@@ -59,29 +53,24 @@ public final class ServerProcess: @unchecked Sendable {
         try KeysFile.load(path: directory.appendingPathComponent("handz-keys.json").path).keys.first { $0.scopes.contains(.ingest) }!
     }
 
-    /// Sends a signal and waits (bounded) for the process to exit; returns its status.
+    /// Sends a signal and waits (bounded) for the process to exit; returns its status (the exit
+    /// code, or the signal that ended it), or nil when it had to be killed with SIGKILL after
+    /// `timeout` seconds.
     @discardableResult
     public func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 30) -> Int32? {
         guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+        process.send(signal)
+        if !process.wait(timeout: timeout) {
+            process.send(SIGKILL)
             process.waitUntilExit()
             return nil
         }
-        output.fileHandleForReading.readabilityHandler = nil
         return process.terminationStatus
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-
-    private final class LineCollector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var buffer = ""
-        func append(_ text: String) { lock.lock(); buffer += text; lock.unlock() }
-        var text: String { lock.lock(); defer { lock.unlock() }; return buffer }
+    deinit {
+        if process.isRunning { process.send(SIGKILL) }
+        unlink(outputPath)
     }
 }
 
