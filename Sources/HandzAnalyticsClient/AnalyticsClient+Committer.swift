@@ -49,11 +49,11 @@ extension AnalyticsClient {
         while true {
             lock.lock()
             while running && pending.isEmpty && pendingInvalid == 0 {
-                lock.wait()
+                time.wait(.committer, on: lock, until: nil)
                 wakeUpCount += 1
             }
             if running {
-                _ = lock.wait(until: Date().addingTimeInterval(configuration.commitInterval))
+                time.wait(.committer, on: lock, until: clock().addingTimeInterval(configuration.commitInterval))
                 wakeUpCount += 1
             }
             let stop = !running

@@ -35,11 +35,8 @@ extension AnalyticsClient {
                 if allowed && settings.disabled, let fetched = settingsFetchedAt {
                     wake = min(wake ?? .distantFuture, fetched.addingTimeInterval(configuration.settingsRefreshInterval))
                 }
-                if let wake {
-                    _ = lock.wait(until: Date().addingTimeInterval(max(0.01, wake.timeIntervalSince(now))))
-                } else {
-                    lock.wait()
-                }
+                // At least 10 ms, so a deadline just passed is not a busy loop.
+                time.wait(.uploader, on: lock, until: wake.map { max($0, now.addingTimeInterval(0.01)) })
                 wakeUpCount += 1
             }
             if !running {

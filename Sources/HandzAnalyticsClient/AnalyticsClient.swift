@@ -42,6 +42,12 @@ import HandzSigning
 /// - **The queue's SQLite connection is behind `databaseLock`**, taken only through `withDatabase`
 ///   and `commitPending`. Order: `databaseLock` may be held while taking `lock` briefly, never the
 ///   reverse, so the two cannot deadlock.
+/// - **Time is one seam** (`ClientClock.swift`): every reading of the time — event times,
+///   sessions, the flush timer, retries and `Retry-After`, the settings refresh, expiry — and every
+///   timed wait of the two threads go through the client's clock. The app's is the system's (over
+///   the `clock` it may pass: the time is read from it, waits last as long on the system's clock);
+///   the package's tests pass a clock they move themselves, so a retry's timing is asserted
+///   exactly, without sleeping. The HTTP request timeout is URLSession's own.
 /// - **Cancellation:** the one request in flight is `uploadTask`; it starts under `lock` only while
 ///   sending is allowed (`exchange`), so `setEnabled(false)`, expired background time and
 ///   `shutdown()` reach it atomically (CH33-P8: no request starts after the opt-out returns).
@@ -60,7 +66,8 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
     /// Lifecycle, connectivity and background time (``PlatformSignals``); nil: the app calls
     /// ``appDidEnterBackground()`` and the others itself, and no background time is asked for.
     let platform: (any PlatformSignals)?
-    let clock: @Sendable () -> Date
+    /// The time and the threads' timed waits (`ClientClock`): the system's by default.
+    let time: any ClientClock
     let catalog: CompiledCatalog
     let queue: EventQueue
     let transport: URLSessionTransport
@@ -128,12 +135,26 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
     var threadsRunning = 2
 
     /// Opens (or creates) the queue and starts the committer and uploader threads.
-    public init(configuration: ClientConfiguration, context: any DeviceContextProvider,
-                clock: @escaping @Sendable () -> Date = { Date() },
-                platform: (any PlatformSignals)? = AnalyticsClient.defaultPlatform()) throws {
+    /// - Parameters:
+    ///   - configuration: the endpoint, key, queue file and limits.
+    ///   - context: where the events' global properties are read from.
+    ///   - clock: the time events, sessions and retries are measured by (the device's clock by
+    ///     default); the threads' waits last as long by the system's clock.
+    ///   - platform: lifecycle, connectivity and background time (UIKit's on iOS by default).
+    /// - Throws: when the queue file cannot be opened or created.
+    public convenience init(configuration: ClientConfiguration, context: any DeviceContextProvider,
+                            clock: @escaping @Sendable () -> Date = { Date() },
+                            platform: (any PlatformSignals)? = AnalyticsClient.defaultPlatform()) throws {
+        try self.init(configuration: configuration, context: context, time: SystemClientClock(clock), platform: platform)
+    }
+
+    /// The same with every reading of the time and every timed wait on `time` (the package's
+    /// tests pass a clock they move themselves; see `ClientClock`).
+    package init(configuration: ClientConfiguration, context: any DeviceContextProvider, time: any ClientClock,
+                 platform: (any PlatformSignals)?) throws {
         self.configuration = configuration
         self.context = context
-        self.clock = clock
+        self.time = time
         self.platform = platform
         catalog = CompiledCatalog(CatalogSnapshot.catalog)
         validator = EventValidator(catalog: catalog)
@@ -149,8 +170,8 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         userID = try queue.state("user_id")
         enabled = try queue.state("enabled") != "false"
         crashReportsEnabled = try queue.state("crash_reports_enabled") != "false"
-        sessionID = UUIDv7.make(milliseconds: UInt64(clock().timeIntervalSince1970 * 1000))
-        lastFlushCheck = clock()
+        sessionID = UUIDv7.make(milliseconds: UInt64(time.now.timeIntervalSince1970 * 1000))
+        lastFlushCheck = time.now
         queueHasEvents = try queue.summary().count > 0
         // The last settings fetched, until the next fetch (safe when the server is unreachable).
         settings = try queue.state("client_config").flatMap {
@@ -191,6 +212,9 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         lock.unlock()
         commitPending()
     }
+
+    /// The current time on the client's clock.
+    func clock() -> Date { time.now }
 
     /// The ingest key requests are signed with; replaced by ``updateCredentials(keyID:secret:)``.
     lazy var credentials: (keyID: String, secret: [UInt8]) = (configuration.keyID, configuration.secret)
