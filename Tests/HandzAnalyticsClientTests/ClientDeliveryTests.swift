@@ -33,80 +33,90 @@ import Testing
         #expect(diagnostics.tracked == 150 && diagnostics.delivered == 150 && diagnostics.isBalanced)
     }
 
-    @Test("503 with Retry-After: the client waits that long, then delivers")
-    func honoursRetryAfterOn503() async throws {
-        let world = try ServerWorld()
-        try world.start()
-        // The window opens before anything is queued and is held open — renewed to 5–7 s every
-        // 400 ms — until the access log shows the first 503; only then is it left to close. So
-        // the first request meets it whenever it comes: CI failed with fixed 2, 3, 4 and 6 s
-        // windows opened after queueing (on a loaded machine the batch either left before the
-        // window opened or trailed it). The renewals rotate through three lengths so no two
-        // identical admin requests fall in one second (an identical signed admin request is a
-        // replay and refused). The first window is 30 s, covering the client's creation: a
-        // clean-clone CI run (2026-11-26) took 6.9 s from opening a 6 s window to the client's
-        // first batch, which then met a closed window; the renewals shorten it to 5–7 s.
-        #expect(try await world.admin("/v1/admin/maintenance?seconds=30") == 200)
-        let queue = world.directory.appendingPathComponent("queue.sqlite")
-        var configuration = world.configuration(queue: queue)
-        configuration.flushInterval = 3_600
-        configuration.flushThreshold = 100_000
-        // A request stuck on a loaded machine is given up after 10 s (not 30) and retried inside
-        // the window's hold: a clean-clone CI run saw the client send nothing for the
-        // whole minute, then one 200 after the window closed.
-        configuration.requestTimeout = 10
-        let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
-        for _ in 0..<10 { client.track(Self.appOpen()) }
-        client.flush()
-        // Held up to 120 s: under the full suite's load on two cores a run (2026-11-25, local)
-        // still saw no request reach the server within 60 s.
-        let deadline = Date().addingTimeInterval(120)
-        var renewal = 0
-        while !world.batches().contains(where: { $0.status == 503 }), Date() < deadline {
-            try await Task.sleep(nanoseconds: 400_000_000)
-            renewal += 1
-            _ = try await world.admin("/v1/admin/maintenance?seconds=\(5 + renewal % 3)")
-            client.flush()
-        }
-        #expect(client.drain(timeout: 60))
-        let lastError = client.diagnostics().lastError
-        client.shutdown()
-        #expect(try world.scalar("SELECT COUNT(*) FROM events") == 10)
-        let batches = world.batches()
-        let refused = batches.filter { $0.status == 503 }
-        #expect(!refused.isEmpty, """
-            no request met the window: \(batches.map(\.status)); every request (ms, path, status): \
-            \(world.requests().map { "\($0.timeMs) \($0.path) \($0.status)" }); client's last error: \(lastError ?? "none")
-            """)
-        // Retry-After is the whole seconds left in the window, rounded up (at least 1): a client
-        // that waits that long retries once the window has closed — or, when a renewal sent just
-        // before the test saw the 503 extended it, once or twice more. One that waited less (a 1 s
-        // cap, or its own 0.2 s backoff) would be refused five times or more in a 5–7 s window.
-        for (index, batch) in batches.enumerated() where batch.status == 503 && index + 1 < batches.count {
-            #expect(batches[index + 1].timeMs - batch.timeMs >= 950)
-        }
-        #expect(refused.count <= 3, "statuses: \(batches.map(\.status))")
-        #expect(batches.last?.status == 200)
+    /// A client on a ``ManualClientClock`` for `configuration`, with no platform signals.
+    static func client(_ configuration: ClientConfiguration, clock: ManualClientClock) throws -> AnalyticsClient {
+        try AnalyticsClient(configuration: configuration, context: StaticDeviceContext(), time: clock, platform: nil)
     }
 
-    @Test("429 with Retry-After from the per-install rate limit: backoff honoured, then delivery")
+    @Test("503 with Retry-After: the client retries exactly when Retry-After says — not a millisecond before — then delivers")
+    func honoursRetryAfterOn503() async throws {
+        let world = try ServerWorld()
+        try world.start(clientConfig: ServerWorld.hourlyFlush)
+        // A window far longer than the client takes to send (the client's time stands still; the
+        // server's does not), ended by the test once the 503 is in.
+        let window = 120
+        #expect(try await world.admin("/v1/admin/maintenance?seconds=\(window)") == 200)
+        var configuration = world.configuration(queue: world.directory.appendingPathComponent("queue.sqlite"))
+        configuration.flushInterval = 3_600
+        configuration.flushThreshold = 100_000
+        let clock = ManualClientClock()
+        let client = try Self.client(configuration, clock: clock)
+        defer { client.shutdown() }
+        for _ in 0..<10 { client.track(Self.appOpen()) }
+        client.flush()
+        let refused = try #require(clock.settle(), "the uploader never went back to sleep")
+        #expect(world.batches().map(\.status) == [503])
+        let retry = try #require(client.diagnostics().nextRetry)
+        #expect(refused.deadline == retry)
+        // Retry-After is the whole seconds left in the window (at least 1), and wins over the
+        // client's own backoff (0.2 s base: at most 0.4 s on a first failure).
+        let delay = retry.timeIntervalSince(clock.now)
+        #expect(delay == delay.rounded() && delay >= 1 && delay <= Double(window), "\(delay)")
+        let opened = try #require(world.requests().first { $0.path == "/v1/admin/maintenance" }?.timeMs)
+        let met = try #require(world.batches().first?.timeMs)
+        #expect(abs(delay - (Double(window) - Double(met - opened) / 1000)) <= 1, "\(delay) s against a window opened \(met - opened) ms earlier")
+        #expect(try await world.admin("/v1/admin/maintenance?seconds=0") == 200)
+
+        // A millisecond early the uploader wakes, looks, and sleeps again: no request.
+        let early = try #require(clock.settle(at: retry.addingTimeInterval(-0.001)))
+        #expect(early.deadline.map { $0 >= retry } == true)
+        #expect(world.batches().count == 1)
+        // At the retry time: one request, delivered; then nothing left, no timer.
+        let done = try #require(clock.settle(at: retry))
+        #expect(done.deadline == nil)
+        #expect(world.batches().map(\.status) == [503, 200])
+        #expect(try world.scalar("SELECT COUNT(*) FROM events") == 10)
+        #expect(client.diagnostics().queuedEvents == 0)
+    }
+
+    @Test("429 with Retry-After from the per-install rate limit: each retry exactly at Retry-After, then delivery")
     func honoursRetryAfterOn429() throws {
         let world = try ServerWorld()
-        try world.start(["--install-events-per-second", "20", "--install-burst", "20"])
-        let queue = world.directory.appendingPathComponent("queue.sqlite")
-        var configuration = world.configuration(queue: queue)
+        try world.start(["--install-events-per-second", "20", "--install-burst", "20"], clientConfig: ServerWorld.hourlyFlush)
+        var configuration = world.configuration(queue: world.directory.appendingPathComponent("queue.sqlite"))
         configuration.maxBatchEvents = 20
-        let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
+        configuration.flushInterval = 3_600
+        configuration.flushThreshold = 100_000
+        let clock = ManualClientClock()
+        let client = try Self.client(configuration, clock: clock)
+        defer { client.shutdown() }
         for _ in 0..<60 { client.track(Self.appOpen()) }
         client.flush()
-        #expect(client.drain(timeout: 30))
-        client.shutdown()
-        let batches = world.batches()
-        #expect(batches.contains { $0.status == 429 })
-        // After every 429 the next request waited at least the Retry-After second.
-        for (index, batch) in batches.enumerated() where batch.status == 429 && index + 1 < batches.count {
-            #expect(batches[index + 1].timeMs - batch.timeMs >= 950)
+        // 60 events in batches of 20 against a budget of 20 events, refilled at 20 a second:
+        // each batch after the first meets an empty budget once.
+        var park = try #require(clock.settle(), "the uploader never went back to sleep")
+        for round in 1...2 {
+            let batches = world.batches()
+            try #require(batches.last?.status == 429, "round \(round): \(batches.map(\.status))")
+            let retry = try #require(client.diagnostics().nextRetry)
+            #expect(park.deadline == retry)
+            // Retry-After: 1 (the whole seconds until 20 events' budget is back) wins over the
+            // client's own backoff (at most 0.4 s on a first failure).
+            #expect(retry.timeIntervalSince(clock.now) == 1)
+            let early = try #require(clock.settle(at: retry.addingTimeInterval(-0.001)))
+            #expect(early.deadline.map { $0 >= retry } == true)
+            #expect(world.batches().count == batches.count, "a request before Retry-After")
+            // The server's budget refills by the server's clock, which the test does not move:
+            // its second passes before the client's is moved to the retry.
+            let refusedAt = Date(timeIntervalSince1970: Double(batches.last!.timeMs) / 1000)
+            Thread.sleep(until: refusedAt.addingTimeInterval(1.05))
+            // At the retry time: the batch goes and is stored, and so does the next (refused in
+            // round 1, its budget spent; the last in round 2).
+            park = try #require(clock.settle(at: retry))
+            #expect(world.batches().count == batches.count + (round == 1 ? 2 : 1))
         }
+        #expect(park.deadline == nil)
+        #expect(world.batches().map(\.status) == [200, 429, 200, 429, 200])
         #expect(try world.scalar("SELECT COUNT(*) FROM events") == 60)
     }
 
@@ -153,7 +163,8 @@ import Testing
         let queue = world.directory.appendingPathComponent("queue.sqlite")
         var configuration = world.configuration(queue: queue)
         configuration.endpoint = URL(string: "http://127.0.0.1:\(listener.port)")!
-        let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
+        let clock = ManualClientClock()
+        let client = try Self.client(configuration, clock: clock)
         for _ in 0..<40 { client.track(Self.appOpen()) }
         client.flush()
         #expect(eventually(timeout: 10) { listener.connectionCount == 1 })
@@ -162,7 +173,10 @@ import Testing
         for _ in 0..<40 { client.track(Self.appOpen()) }
         client.flush()
         client.appDidEnterBackground()
-        Thread.sleep(forTimeInterval: 1.5)
+        // The uploader has seen all of it (the cancelled request, the flush, the background) and
+        // sleeps with no timer: nothing can start a request now; a day later neither.
+        #expect(try #require(clock.settle()).deadline == nil)
+        #expect(try #require(clock.settle(at: clock.now.addingTimeInterval(86_400))).deadline == nil)
         let diagnostics = client.diagnostics()
         #expect(listener.connectionCount == 1)
         #expect(diagnostics.queuedEvents == 0 && !diagnostics.enabled)
@@ -246,13 +260,11 @@ import Testing
         let keyFile = world.directory.appendingPathComponent("client-key.json").path
         try KeysFile(keys: [world.ingest]).save(path: keyFile)
         let queue = world.directory.appendingPathComponent("queue.sqlite").path
-        let send = Process()
-        send.executableURL = CommandRunner.product("handz-analytics")
-        send.arguments = ["send", "--queue", queue, "--endpoint", world.endpoint.absoluteString, "--key-file", keyFile, "--batch-events", "20", input.path]
-        send.standardOutput = FileHandle.nullDevice
-        try send.run()
+        let send = try ChildProcess(executable: CommandRunner.product("handz-analytics").path,
+                                    arguments: ["send", "--queue", queue, "--endpoint", world.endpoint.absoluteString, "--key-file", keyFile,
+                                                "--batch-events", "20", input.path])
         #expect(eventually(timeout: 30) { world.batches().count >= 5 })
-        kill(send.processIdentifier, SIGKILL)
+        send.send(SIGKILL)
         send.waitUntilExit()
         // Restart the client on the same queue with nothing new: it delivers what was committed.
         let resume = try CommandRunner.run(["send", "--queue", queue, "--endpoint", world.endpoint.absoluteString, "--key-file", keyFile], stdin: Data())
@@ -265,7 +277,7 @@ import Testing
         #expect(stored == Int64(diagnostics.tracked - diagnostics.dropped))
     }
 
-    @Test("with the endpoint failing, the client backs off: one request per growing window, not a loop")
+    @Test("with the endpoint failing, the client backs off: exactly one request per window, each drawn within its bound")
     func unreachableEndpoint() throws {
         let listener = SilentListener(closeImmediately: true)
         defer { listener.stop() }
@@ -274,17 +286,34 @@ import Testing
         var configuration = ClientConfiguration(endpoint: URL(string: "http://127.0.0.1:\(listener.port)")!, keyID: "hzk_test", secret: [1, 2, 3],
                                                 queuePath: directory.appendingPathComponent("queue.sqlite").path)
         configuration.backoffBase = 0.2
-        configuration.flushInterval = 0.1
-        let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
+        configuration.flushInterval = 3_600  // only the retries wake the uploader
+        let clock = ManualClientClock()
+        let client = try Self.client(configuration, clock: clock)
+        defer { client.shutdown() }
         for _ in 0..<50 { client.track(Self.appOpen()) }
         client.flush()
-        Thread.sleep(forTimeInterval: 4)
+        var park = try #require(clock.settle(), "the uploader never went back to sleep")
+        // The first attempt fetches the settings too (refused as well, not again for an hour).
+        var connections = 2
+        for attempt in 1...6 {
+            #expect(listener.connectionCount == connections, "attempt \(attempt)")
+            let diagnostics = client.diagnostics()
+            #expect(diagnostics.lastError == "network error")
+            let retry = try #require(diagnostics.nextRetry)
+            #expect(park.deadline == retry)
+            // Full jitter with a 0.1 s floor: within [0.1, 0.2 · 2^attempt] (``Backoff``).
+            let delay = retry.timeIntervalSince(clock.now)
+            #expect(delay >= 0.1 && delay <= 0.2 * pow(2, Double(attempt)), "attempt \(attempt): \(delay) s")
+            // A millisecond early: the uploader looks and sleeps again, no request.
+            let early = try #require(clock.settle(at: retry.addingTimeInterval(-0.001)))
+            #expect(early.deadline.map { $0 >= retry } == true)
+            #expect(listener.connectionCount == connections, "attempt \(attempt) came early")
+            // At the retry time: exactly one request, refused, and the next window drawn.
+            park = try #require(clock.settle(at: retry))
+            connections += 1
+        }
+        #expect(listener.connectionCount == connections)
         let diagnostics = client.diagnostics()
-        client.shutdown()
-        // Windows of 0.4, 0.8, 1.6, 3.2 s (full jitter, 0.1 s floor): a handful of attempts in 4 s.
-        #expect(listener.connectionCount >= 2 && listener.connectionCount <= 12, "\(listener.connectionCount)")
-        #expect(diagnostics.lastError == "network error")
-        #expect(diagnostics.nextRetry != nil)
         #expect(diagnostics.queuedEvents == 50 && diagnostics.isBalanced)
     }
 }

@@ -13,13 +13,15 @@ import Testing
 @Suite(.serialized) struct ClientPlatformTests {
     static func screen() -> ScreenViewed { ScreenViewed(screenName: "home/demo") }
 
-    func client(_ world: ServerWorld, _ signals: ManualPlatformSignals, endpoint: URL? = nil,
+    /// A client of `world`'s server driven by `signals`; on the system's clock, or on `clock`.
+    func client(_ world: ServerWorld, _ signals: ManualPlatformSignals, endpoint: URL? = nil, clock: ManualClientClock? = nil,
                 adjust: (inout ClientConfiguration) -> Void = { _ in }) throws -> AnalyticsClient {
         var configuration = world.configuration(queue: world.directory.appendingPathComponent("queue.sqlite"))
         configuration.flushInterval = 3_600  // only the background flush sends
         configuration.flushThreshold = 100_000
         if let endpoint { configuration.endpoint = endpoint }
         adjust(&configuration)
+        if let clock { return try AnalyticsClient(configuration: configuration, context: StaticDeviceContext(), time: clock, platform: signals) }
         return try AnalyticsClient(configuration: configuration, context: StaticDeviceContext(), platform: signals)
     }
 
@@ -69,34 +71,27 @@ import Testing
         #expect(signals.endedWork == [1], "ended again at shutdown")
     }
 
-    @Test("back online: queued events go within a second instead of after the backoff that offline failures built up")
+    @Test("back online: queued events go at once instead of after the backoff that offline failures built up")
     func reconnectSendsAtOnce() throws {
-        let world = try ServerWorld()  // started only once the client is waiting out a long backoff
+        let world = try ServerWorld()  // started only once the client is waiting out its backoff
         let signals = ManualPlatformSignals(networkState: .online)
-        let client = try client(world, signals) { configuration in
-            configuration.backoffBase = 30
-            configuration.backoffCap = 600
-        }
+        let clock = ManualClientClock()
+        let client = try client(world, signals, clock: clock)
+        defer { client.shutdown() }
         for _ in 0..<5 { client.track(Self.screen()) }
         client.flush()
-        // Fail until the next retry is at least 5 s away (full jitter can draw a short one; the
-        // window doubles each round), bounded.
-        var nextRetry: Date?
-        for _ in 0..<6 {
-            #expect(eventually(timeout: 20) { client.diagnostics().nextRetry != nil })
-            nextRetry = client.diagnostics().nextRetry
-            if let retry = nextRetry, retry.timeIntervalSinceNow >= 5 { break }
-            _ = eventually(timeout: 15) { client.diagnostics().nextRetry != nextRetry }
-        }
-        let retry = try #require(nextRetry)
-        try #require(retry.timeIntervalSinceNow >= 5, "no long backoff was drawn")
+        // Refused (no server yet): a retry is drawn for later on the client's clock, which the
+        // test does not move — so anything sent from here on is sent before the backoff ends.
+        let park = try #require(clock.settle(), "the uploader never went back to sleep")
+        let retry = try #require(client.diagnostics().nextRetry)
+        #expect(park.deadline == retry && retry > clock.now)
         signals.setNetwork(.offline)
         try world.start()
-        let back = Date()
         signals.setNetwork(.online)
-        #expect(eventually(timeout: 3) { (try? world.scalar("SELECT COUNT(*) FROM events")) == 5 })
-        #expect(Date().timeIntervalSince(back) < 2.5 && Date() < retry, "delivered only after the backoff")
-        client.shutdown()
+        // Delivered with the client's clock still where it was, before `retry`.
+        #expect(try #require(clock.settle()).deadline == nil, "the queue was not emptied")
+        #expect(try world.scalar("SELECT COUNT(*) FROM events") == 5)
+        #expect(world.batches().map(\.status) == [200])
     }
 
     @Test("events take network_state from the platform's connectivity")
@@ -152,19 +147,37 @@ import Testing
         capped.shutdown()
     }
 
-    @Test("the server can switch off an app's catalog version: nothing more is sent, the events stay queued, and the diagnostics say why")
+    @Test("the server can switch off an app's catalog version: nothing more is sent, the events stay queued, the settings are asked again only hourly, and the diagnostics say why")
     func killSwitch() throws {
         let world = try world(clientConfig: #"{"disabled_catalog_versions": ["\#(AnalyticsClient.catalogVersion)"]}"#)
-        let client = try client(world, ManualPlatformSignals())
+        let clock = ManualClientClock()
+        let client = try client(world, ManualPlatformSignals(), clock: clock)
+        defer { client.shutdown() }
         for _ in 0..<5 { client.track(Self.screen()) }
         client.flush()
-        #expect(eventually(timeout: 20) { client.diagnostics().disabledByServer })
-        Thread.sleep(forTimeInterval: 0.5)
+        // The upload starts with the settings; they switch this version off: no batch, and sleep
+        // until the settings are due again (`settingsRefreshInterval`, an hour).
+        let fetched = clock.now
+        let refresh = fetched.addingTimeInterval(3_600)
+        #expect(clock.settle()?.deadline == refresh)
+        var diagnostics = client.diagnostics()
+        #expect(diagnostics.disabledByServer && diagnostics.lastError == "disabled_by_server" && diagnostics.queuedEvents == 5)
+        #expect(world.requests().map(\.path) == ["/v1/client-config"])
+        // The app flushes again (and again in the background): the uploader wakes and sends nothing.
         client.flush()
-        Thread.sleep(forTimeInterval: 0.5)
-        let diagnostics = client.diagnostics()
-        client.shutdown()
-        #expect(diagnostics.lastError == "disabled_by_server" && diagnostics.queuedEvents == 5)
+        client.appDidEnterBackground()
+        #expect(clock.settle()?.deadline == refresh)
+        // A millisecond before the hour: still nothing.
+        let early = try #require(clock.settle(at: refresh.addingTimeInterval(-0.001)))
+        #expect(early.deadline.map { $0 >= refresh } == true)
+        #expect(world.requests().map(\.path) == ["/v1/client-config"])
+        // On the hour: the settings are asked once more, still no batch, and the next hour set.
+        // (The server refuses that request as signed an hour ahead of its own clock — the test
+        // moved only the client's — and the settings in force stay, as for any failed fetch.)
+        #expect(clock.settle(at: refresh)?.deadline == refresh.addingTimeInterval(3_600))
+        #expect(world.requests().map(\.path) == ["/v1/client-config", "/v1/client-config"])
+        diagnostics = client.diagnostics()
+        #expect(diagnostics.disabledByServer && diagnostics.lastError == "disabled_by_server" && diagnostics.queuedEvents == 5)
         #expect(world.batches().isEmpty)
     }
 }

@@ -29,9 +29,21 @@ final class ServerWorld: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func start(_ arguments: [String] = []) throws {
+    /// Starts the server with `arguments`, and with `clientConfig` (JSON) as the settings it
+    /// serves its clients when given.
+    func start(_ arguments: [String] = [], clientConfig: String? = nil) throws {
+        var arguments = arguments
+        if let clientConfig {
+            let path = directory.appendingPathComponent("client-config.json")
+            try Data(clientConfig.utf8).write(to: path)
+            arguments += ["--client-config", path.path]
+        }
         server = try ServerProcess(directory: directory, arguments: ["--access-log", accessLogPath] + arguments, port: port)
     }
+
+    /// Served settings that leave the client's flush timer out of the way (an hour, not the
+    /// default 30 s), so a test on a ``ManualClientClock`` sees only the retry it is about.
+    static let hourlyFlush = #"{"flush_interval_seconds": 3600}"#
 
     var accessLogPath: String { directory.appendingPathComponent("access.log").path }
     var endpoint: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -55,6 +67,9 @@ final class ServerWorld: @unchecked Sendable {
         try await IngestHTTPClient(baseURL: endpoint, key: admin).send(body: [], path: path, encoding: nil).status
     }
 
+    /// When the request to `path` that answered `status` arrived, first to last (ms).
+    func arrivals(_ path: String, status: Int) -> [Int64] { requests().filter { $0.path == path && $0.status == status }.map(\.timeMs) }
+
     func configuration(queue: URL) -> ClientConfiguration {
         var configuration = ClientConfiguration(endpoint: endpoint, keyID: ingest.id, secret: ingest.secret, queuePath: queue.path)
         configuration.backoffBase = 0.2
@@ -64,7 +79,9 @@ final class ServerWorld: @unchecked Sendable {
 
 }
 
-/// Polls `condition` every 50 ms until it holds or `timeout` passes.
+/// Polls `condition` every 50 ms until it holds or `timeout` passes: for an outcome that comes
+/// (delivery, a count reached), never to let time pass before asserting that nothing happened —
+/// the client's time is moved by a ``ManualClientClock`` for that.
 func eventually(timeout: TimeInterval = 20, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
@@ -95,8 +112,10 @@ final class SilentListener: @unchecked Sendable {
                 let connection = accept(listening, nil, nil)
                 if connection < 0 { return }
                 if self.closeImmediately {
-                    close(connection)
+                    // Counted before the hang-up: a client that saw its connection fail finds it
+                    // counted.
                     lock.withLock { accepted += 1 }
+                    close(connection)
                 } else {
                     lock.withLock { accepted += 1; connections.append(connection) }
                 }
