@@ -9,7 +9,9 @@
 ///
 /// The lake is read by Spark SQL (`json.` path), ClickHouse (`file()`, or `s3()` for an
 /// `http(s)://` location) and DuckDB (`read_ndjson`). Every column has the type the
-/// `events` table has, so the SQL after the CTE is identical for both sources.
+/// `events` table has, so the SQL after the CTE is identical for both sources — but for the
+/// cohort KPIs' install time, which reads ``InstallFirstSeenTable`` beside the table and, the lake
+/// holding events only, the first `app_open` in the lake (HandzQuery docs, "KPI definitions").
 public enum EventSource: Sendable, Equatable {
     /// The engine's `events` table.
     case table
