@@ -34,7 +34,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Durability: full (fsync every commit; survives power loss) or normal (survives a process crash).")
     var synchronous: String = "full"
 
-    @Option(help: "Embedded store: stored events the writer folds into the analytical layer at a time while no request waits (0: only queries fold).")
+    @Option(help: "Embedded store: stored events the writer folds into the analytical layer at a time while no request waits (0: only catch-ups fold: a dashboard page, `layer`).")
     var layerFoldRows = StoreConfiguration().idleFoldRows
 
     @Option(help: "A quota on the SQLite database file, bytes: past it batches get 503 with Retry-After, nothing acknowledged, until purge frees pages or the quota is raised.")

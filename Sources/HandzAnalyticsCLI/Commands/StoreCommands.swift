@@ -54,8 +54,10 @@ struct Stats: ParsableCommand {
 }
 
 /// `handz-analytics layer`: brings the embedded store's analytical layer up to date with its log
-/// (issue 15), or rebuilds it from the log, and reports the lag. Queries do this themselves before
-/// they read; this is for operators (after a restore, or to check how far `serve` is behind).
+/// (issue 15), or rebuilds it from the log, and reports the lag; it migrates an older file first.
+/// Analysis never does this (it opens the store read-only and reads the log while the layer lags);
+/// this is for operators (after a restore, to upgrade a file analysis refuses as older, or to
+/// check how far `serve` is behind).
 struct LayerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "layer",

@@ -8,8 +8,9 @@ import HandzSQLite
 ///
 /// Consistency rules (issue 15 §2):
 /// - **New events** reach the layer by ``foldBatch(_:maxRows:)``: by the store's writer whenever
-///   its queue is empty (``StoreConfiguration/idleFoldRows``), and before every query on the
-///   embedded store (queries wait until the layer has caught up).
+///   its queue is empty (``StoreConfiguration/idleFoldRows``), and by the writers' catch-ups
+///   (`serve` before a dashboard page, `import` at its end, `handz-analytics layer`). Analysis
+///   never folds (it opens the file read-only): it reads the log while the layer lags.
 /// - **Changes to stored events** (`forget-user`'s de-identification, retention, `purge`) change the
 ///   layer in the same transaction as the log (``refold(_:logRowIDs:)``, ``deleteReceived(_:beforeMs:)``).
 /// - The rollups (``SessionRollup``) change with the rows they sum, in the same transactions.
