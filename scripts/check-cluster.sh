@@ -21,8 +21,8 @@ started=$SECONDS
 
 source scripts/lib/engines.sh
 engines_install
-swift build --product handz-analytics >/dev/null
-BIN="$(swift build --show-bin-path)/handz-analytics"
+source scripts/lib/server.sh
+handz_bin
 PY="$VENV/bin/python"
 
 # --- Guide step 1: one PostgreSQL server for every node, and a database for the events.

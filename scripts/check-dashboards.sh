@@ -32,8 +32,8 @@ source scripts/lib/postgres.sh
 postgres_start "$RUN"
 
 # --- Simulate, import, render (the debug build scripts/test.sh has already made).
-swift build --product handz-analytics >/dev/null
-BIN="$(swift build --show-bin-path)/handz-analytics"
+source scripts/lib/server.sh
+handz_bin
 FROM=2026-03-01 TO=2026-03-29
 timeout 300 "$BIN" simulate --installs 600 --days 28 --seed 20260301 --start "$FROM" --out "$RUN/events.ndjson" >/dev/null
 timeout 300 "$BIN" import --db "$RUN/store.sqlite" "$RUN/events.ndjson"

@@ -20,8 +20,8 @@ postgres_start "$RUN"
 # --- One simulated dataset, imported into the SQLite store.
 # The debug build scripts/test.sh has already made (a release build of the server's dependencies
 # takes ten minutes on two cores; the dataset is small).
-swift build --product handz-analytics >/dev/null
-BIN="$(swift build --show-bin-path)/handz-analytics"
+source scripts/lib/server.sh
+handz_bin
 "$BIN" simulate --installs 800 --days 42 --seed 20260301 --out "$RUN/events.ndjson" >/dev/null
 "$BIN" import --db "$RUN/store.sqlite" "$RUN/events.ndjson"
 # A range over two catalog versions (docs/catalog-releases.md): installs on app 1.3.9 still run

@@ -11,8 +11,9 @@ mkdir -p "$work"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check "jsonschema==4.*"
 
-swift build --product handz-analytics >/dev/null
-bin=$(swift build --show-bin-path)
+source scripts/lib/server.sh
+handz_bin
+bin=$(dirname "$BIN")
 "$bin/handz-analytics" corpus --count "${AGREEMENT_EVENTS:-60000}" --seed 20261122 --out "$work/corpus.ndjson" --labels "$work/labels.txt"
 "$bin/handz-analytics" catalog export-jsonschema --out "$work/schemas" 2>/dev/null
 "$bin/handz-analytics" validate --verdicts "$work/corpus.ndjson" > "$work/verdicts.ndjson" || true

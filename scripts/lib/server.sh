@@ -1,7 +1,8 @@
 # Sourced by the check scripts that start `handz-analytics serve` themselves.
 #
 #   source scripts/lib/server.sh
-#   handz_bin                       # BIN: $HANDZ_BIN made absolute, or the debug build (built first)
+#   handz_bin                       # BIN: $HANDZ_BIN made absolute (scripts/test.sh sets it to its one
+#                                   # build's binary), or the debug build (built first)
 #   wait_for_port LOG PID           # PORT: the port the server printed to LOG (bounded: 30 s);
 #                                   # exits 1 with the log when it did not start
 
