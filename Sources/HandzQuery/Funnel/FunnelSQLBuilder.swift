@@ -286,14 +286,13 @@ public struct FunnelSQLBuilder {
         // `first_by` (F2: a flow's first save): the success events are read from the start of the
         // data, so that a save's rank among the actor's saves of the same value (`fr`) is over all
         // stored data; only rows in [from, to + window) go on, as without it.
-        let steps = (1...query.funnel.steps.count).map { "s\($0)" }
-        let carried = steps + (query.funnel.handoffIndex == nil ? [] : Self.linkProperties(query.funnel).map { "v_\($0)" })
-            + (query.funnel.chainKey == nil ? [] : ["ck"])
+        let row = ["actor", "t", "id", "bd"] + (1...query.funnel.steps.count).map { "s\($0)" }
+        let values = Self.valueColumns(query.funnel)
         ctes.append("""
         ev AS (
-          SELECT \((["actor", "t", "id", "bd"] + steps).joined(separator: ", ")), CASE WHEN sx0 = 1 AND fr = 1 THEN 1 ELSE 0 END AS sx\(carried.count > steps.count ? ", " + carried[steps.count...].joined(separator: ", ") : "")
+          SELECT \((row + ["CASE WHEN sx0 = 1 AND fr = 1 THEN 1 ELSE 0 END AS sx"] + values).joined(separator: ", "))
           FROM (
-            SELECT \((["actor", "t", "id", "bd"] + carried + ["sx0"]).joined(separator: ", ")),
+            SELECT \((row + values + ["sx0"]).joined(separator: ", ")),
                    ROW_NUMBER() OVER (PARTITION BY actor, sx0, fv ORDER BY t, id) AS fr
             FROM (
               SELECT \(actor) AS actor, e.event_time_ms AS t, e.event_id AS id, \(breakdown) AS bd,
