@@ -74,7 +74,14 @@ import Testing
         let export = Task { try await Self.export(exporter, store) }
         try #require(try await Self.contenderReachedLock(root), "the export never reached the lock")
         held.release()
-        let summary = try await export.value
+        // Bounded: an export still waiting after 60 s is cancelled (its wait for the lock ends
+        // there) and the test fails rather than hangs.
+        let bound = Task {
+            try await Task.sleep(for: .seconds(60))
+            export.cancel()
+        }
+        defer { bound.cancel() }
+        let summary = try #require(try? await export.value, "the export did not run within 60 s of the release")
         #expect(summary.written == 3)
         #expect(try exporter.existingPartitions().count == 3)
         await subject.store.close()
