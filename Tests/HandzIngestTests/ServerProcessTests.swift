@@ -184,7 +184,8 @@ import Testing
         #expect(try await client.send(events: Self.events(1, offset: 0)).status == 200)
 
         let manifest = catalog.appendingPathComponent("catalog.yaml")
-        try (try String(contentsOf: manifest, encoding: .utf8)).replacingOccurrences(of: "catalog_version: \"1.", with: "catalog_version: \"9.")
+        // Whatever the shipped version is, the reloaded one is 9.x (a version no release has).
+        try (try String(contentsOf: manifest, encoding: .utf8)).replacing(/catalog_version: "\d+\./, with: "catalog_version: \"9.")
             .write(to: manifest, atomically: true, encoding: .utf8)
         kill(server.process.processIdentifier, SIGHUP)
         var version = ""
