@@ -196,7 +196,7 @@ public struct FunnelSQLBuilder {
 
     /// The text columns ``eventsSQL(_:successOnAnyEvent:)`` returns after the flags, in order: a
     /// funnel across people's linked ids (`v_…`, ``linkProperties(_:)``), a keyed funnel's chain
-    /// key (`ck`, ``FunnelDefinition/chainKey``), or none — what ``FunnelEvaluator`` takes as an
+    /// key (`ck`, `FunnelDefinition.chainKey`), or none — what ``FunnelEvaluator`` takes as an
     /// event's `values`.
     public static func valueColumns(_ funnel: FunnelDefinition) -> [String] {
         if funnel.handoffIndex != nil { return linkProperties(funnel).map { "v_\($0)" } }
