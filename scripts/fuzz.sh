@@ -75,14 +75,17 @@ SWIFT
 }
 
 # The YAML loaders' target: fuzz/CatalogYAML next to a copy of the repository named
-# HandzAnalytics (its path dependency), built in release mode with the sanitizer and coverage on
-# every module, Swift and C (libyaml inside Yams). -parse-as-library: libFuzzer supplies main.
+# HandzAnalytics (its path dependency), built with the sanitizer and coverage on every module,
+# Swift and C (libyaml inside Yams). -parse-as-library: libFuzzer supplies main. Debug by default:
+# its build is most of this target's time (about 230 s in release on two cores, for 30 s of
+# fuzzing), and each input is a whole catalog load, slow in either mode; FUZZ_YAML_CONFIG=release
+# for a campaign (FUZZING.md).
 build_catalog_yaml() {
   local layout="$RUN/yaml"
   rm -rf "$layout"
   copy_repository "$layout/HandzAnalytics"
   cp -R fuzz/CatalogYAML "$layout/CatalogYAML"
-  local flags=(--package-path "$layout/CatalogYAML" -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+  local flags=(--package-path "$layout/CatalogYAML" -c "${FUZZ_YAML_CONFIG:-debug}" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
                -Xcc -fsanitize=fuzzer-no-link,address)
   swift build "${flags[@]}" > "$RUN/catalog_yaml-build.log" 2>&1 || { tail -20 "$RUN/catalog_yaml-build.log"; return 0; }
   cp "$(swift build "${flags[@]}" --show-bin-path)/catalog_yaml" "$1"

@@ -20,8 +20,9 @@ stages_init
 
 stage "the headers the build needs (SQLite, zlib)" prerequisites_for_build
 stage_start "install: Debian packages and Python tools for the checks" prerequisites_install
+# No index store: it serves an editor's indexing, and costs compile time here.
 stage "swift build: every target and the tests, once, instrumented for coverage" \
-  swift build --build-tests --enable-code-coverage
+  swift build --build-tests --enable-code-coverage --disable-index-store
 export HANDZ_BIN="$(swift build --enable-code-coverage --show-bin-path)/handz-analytics"
 stage "catalog lint" "$HANDZ_BIN" catalog lint
 stage "the README's module map matches Package.swift" scripts/module-map.sh --check
