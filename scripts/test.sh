@@ -6,7 +6,7 @@
 # One build feeds everything (issue 32 §10): `swift build --build-tests --enable-code-coverage`
 # in `.build`, so the tests run instrumented without a second build, and every script below runs
 # that same `handz-analytics` (HANDZ_BIN). The installs run in the background during the build;
-# the fuzzers (one core each) run beside the checks that mostly wait on servers and browsers. The
+# the fuzzers and the engines' agreement run as a second lane beside the other checks. The
 # time of every stage is printed at the end, failed or not (scripts/lib/stages.sh). Budget: 35 min
 # on a 2-core machine; each long check is bounded by its own timeout.
 set -euo pipefail
@@ -35,16 +35,21 @@ stage "the DocC catalogs, from the built modules' symbols, warnings as errors" s
 export LLVM_PROFILE_FILE="$WORK_DIR/profiles/%m.profraw"
 stage_wait "install: Debian packages and Python tools for the checks"
 
-# The fuzzers use one core for their fixed time; the checks beside them mostly wait on servers,
-# engines and the browser.
-stage_start "fuzz: the parsers that read attacker bytes (libFuzzer, 30 s each; FUZZING.md)" scripts/fuzz.sh 30
+# Two lanes from here: most checks below wait on one Python process, a server, a browser or a JVM
+# at a time, so the second core runs the other lane — the fuzzers (one core each for their fixed
+# time), then the engines' agreement — while this one runs the rest. Each check starts its own
+# PostgreSQL on a free port and works in its own directory under WORK_DIR.
+lane_fuzz_then_engines() {
+  timed "fuzz: the parsers that read attacker bytes (libFuzzer, 30 s each; FUZZING.md)" scripts/fuzz.sh 30 || return
+  timed "funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark" scripts/check-engines.sh || return
+}
+stage_start "lane: the fuzzers, then the engines' agreement" lane_fuzz_then_engines
 stage "JSON Schema export agrees with the validator" scripts/check-jsonschema-agreement.sh
 stage "an app that uses only the client: resolved packages within the budget, builds, its batch is stored" scripts/check-consumer.sh
 stage "the HTTP contract (openapi.yaml) against the live server, with schemathesis" scripts/check-openapi.sh
 stage "the dashboards served live, in Chromium through chromium-driver (Selenium)" scripts/check-served-dashboards.sh
 stage "the CH33 §7 dashboards: report screenshots in headless Chromium, Grafana queries on PostgreSQL and ClickHouse" scripts/check-dashboards.sh
-stage_wait "fuzz: the parsers that read attacker bytes (libFuzzer, 30 s each; FUZZING.md)"
-stage "funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark" scripts/check-engines.sh
 stage "two ingest nodes on one PostgreSQL store (kill -9 mid-load: exactly once), key rotation, the lake on Spark, ClickHouse and DuckDB" \
   scripts/check-cluster.sh
+stage_wait "lane: the fuzzers, then the engines' agreement"
 echo "== all tests passed"

@@ -5,10 +5,12 @@
 #   stage NAME CMD ARGS...         # runs CMD in the foreground; its output as it comes
 #   stage_start NAME CMD ARGS...   # starts CMD in the background, its output to $STAGE_LOGS/NAME.log
 #   stage_wait NAME                # waits for it, prints its log; fails as it failed
+#   timed NAME CMD ARGS...         # inside a background stage (a lane of several): runs CMD, adds
+#                                  # its own row to the table, returns its status
 #   stages_summary                 # the table (registered as an EXIT trap by stages_init)
 #
-# A failing stage stops the run (after its background partners have finished and printed), so
-# the first failure is the last thing before the table.
+# A failing stage stops the run; background stages still running are stopped with it and their
+# output so far printed, then the table.
 
 stages_init() {
   STAGE_LOGS="$WORK_DIR/stage-logs"
@@ -34,6 +36,16 @@ stage() {
   [ "$status" = 0 ] || { echo "FAILED: $name (exit $status)"; exit "$status"; }
 }
 
+timed() {
+  local name="$1"; shift
+  local t0=$SECONDS status=0
+  echo "== $name"
+  "$@" || status=$?
+  stage_record "  $name" $((SECONDS - t0)) "$status"
+  [ "$status" = 0 ] || echo "FAILED: $name (exit $status)"
+  return "$status"
+}
+
 stage_start() {
   local name="$1"; shift
   STAGE_T0[$name]=$SECONDS
@@ -57,6 +69,8 @@ stages_summary() {
   # Background stages still running when the run stopped: stopped with it.
   for name in "${!STAGE_PIDS[@]}"; do
     kill -TERM "${STAGE_PIDS[$name]}" 2>/dev/null || true
+    echo "== $name (stopped with the run; its output so far)"
+    cat "$STAGE_LOGS/$name.log" 2>/dev/null || true
     stage_record "$name" $((SECONDS - STAGE_T0[$name])) "stopped"
   done
   echo
