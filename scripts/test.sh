@@ -26,7 +26,11 @@ stage "swift build: every target and the tests, once, instrumented for coverage"
 export HANDZ_BIN="$(swift build --enable-code-coverage --show-bin-path)/handz-analytics"
 stage "catalog lint" "$HANDZ_BIN" catalog lint
 stage "the README's module map matches Package.swift" scripts/module-map.sh --check
-stage "swift test (instrumented; the build above)" swift test --skip-build --enable-code-coverage
+# Every suite but FixtureAppBuildTests, which is a SwiftPM build of its own (the lint fixture app
+# with swift-syntax, minutes of both cores): it runs in the second lane below, where the checks
+# leave a core idle.
+stage "swift test (instrumented; the build above), but the lint fixture app's build" \
+  swift test --skip-build --enable-code-coverage --skip FixtureAppBuildTests
 stage "line coverage per module (floors in scripts/coverage.sh)" scripts/coverage.sh .build
 stage "the DocC catalogs, from the built modules' symbols, warnings as errors" scripts/docs.sh --built
 
@@ -36,14 +40,17 @@ export LLVM_PROFILE_FILE="$WORK_DIR/profiles/%m.profraw"
 stage_wait "install: Debian packages and Python tools for the checks"
 
 # Two lanes from here: most checks below wait on one Python process, a server, a browser or a JVM
-# at a time, so the second core runs the other lane — the fuzzers (one core each for their fixed
-# time), then the engines' agreement — while this one runs the rest. Each check starts its own
-# PostgreSQL on a free port and works in its own directory under WORK_DIR.
+# at a time, so the second core runs the other lane — the lint fixture app's build, the fuzzers
+# (one core each for their fixed time), then the engines' agreement — while this one runs the
+# rest. Each check starts its own PostgreSQL on a free port and works in its own directory under
+# WORK_DIR; nothing in this lane but `swift test` uses `.build`.
 lane_fuzz_then_engines() {
+  timed "the lint plugin fails the fixture app's build in place (FixtureAppBuildTests)" \
+    swift test --skip-build --filter FixtureAppBuildTests || return
   timed "fuzz: the parsers that read attacker bytes (libFuzzer, 30 s each; FUZZING.md)" scripts/fuzz.sh 30 || return
   timed "funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark" scripts/check-engines.sh || return
 }
-stage_start "lane: the fuzzers, then the engines' agreement" lane_fuzz_then_engines
+stage_start "lane: the lint fixture app, the fuzzers, then the engines' agreement" lane_fuzz_then_engines
 stage "JSON Schema export agrees with the validator" scripts/check-jsonschema-agreement.sh
 stage "an app that uses only the client: resolved packages within the budget, builds, its batch is stored" scripts/check-consumer.sh
 stage "the HTTP contract (openapi.yaml) against the live server, with schemathesis" scripts/check-openapi.sh
@@ -51,5 +58,5 @@ stage "the dashboards served live, in Chromium through chromium-driver (Selenium
 stage "the CH33 §7 dashboards: report screenshots in headless Chromium, Grafana queries on PostgreSQL and ClickHouse" scripts/check-dashboards.sh
 stage "two ingest nodes on one PostgreSQL store (kill -9 mid-load: exactly once), key rotation, the lake on Spark, ClickHouse and DuckDB" \
   scripts/check-cluster.sh
-stage_wait "lane: the fuzzers, then the engines' agreement"
+stage_wait "lane: the lint fixture app, the fuzzers, then the engines' agreement"
 echo "== all tests passed"
