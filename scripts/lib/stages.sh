@@ -27,24 +27,20 @@ stage_record() {  # NAME SECONDS STATUS
   printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$STAGE_TABLE"
 }
 
-stage() {
-  local name="$1"; shift
+# Runs CMD as a row of the table (indented by INDENT); returns its status.
+run_timed() {  # INDENT NAME CMD ARGS...
+  local indent="$1" name="$2"; shift 2
   local t0=$SECONDS status=0
   echo "== $name"
   "$@" || status=$?
-  stage_record "$name" $((SECONDS - t0)) "$status"
-  [ "$status" = 0 ] || { echo "FAILED: $name (exit $status)"; exit "$status"; }
-}
-
-timed() {
-  local name="$1"; shift
-  local t0=$SECONDS status=0
-  echo "== $name"
-  "$@" || status=$?
-  stage_record "  $name" $((SECONDS - t0)) "$status"
+  stage_record "$indent$name" $((SECONDS - t0)) "$status"
   [ "$status" = 0 ] || echo "FAILED: $name (exit $status)"
   return "$status"
 }
+
+stage() { run_timed "" "$@" || exit $?; }
+
+timed() { run_timed "  " "$@"; }
 
 stage_start() {
   local name="$1"; shift
