@@ -20,9 +20,11 @@ stages_init
 
 stage "the headers the build needs (SQLite, zlib)" prerequisites_for_build
 stage_start "install: Debian packages and Python tools for the checks" prerequisites_install
-# No index store: it serves an editor's indexing, and costs compile time here.
+# No debug information (DWARF): nothing here reads it (coverage has its own sections) and it is
+# most of what the linker writes. The index store stays: on Linux, `swift test` finds the XCTest
+# and Swift Testing entry points through it, and a build without it fails at test discovery.
 stage "swift build: every target and the tests, once, instrumented for coverage" \
-  swift build --build-tests --enable-code-coverage --disable-index-store
+  swift build --build-tests --enable-code-coverage -debug-info-format none
 export HANDZ_BIN="$(swift build --enable-code-coverage --show-bin-path)/handz-analytics"
 stage "catalog lint" "$HANDZ_BIN" catalog lint
 stage "the README's module map matches Package.swift" scripts/module-map.sh --check

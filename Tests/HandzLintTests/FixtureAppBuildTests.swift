@@ -57,8 +57,9 @@ import Testing
         defer { try? handle.close() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        // No index store (an editor's, not a build's): it only costs compile time here.
-        let indexing = arguments[0] == "build" ? ["--disable-index-store"] : []
+        // No index store (an editor's, not a build's; this package has no tests to discover) and
+        // no debug information: they only cost compile and link time here.
+        let indexing = arguments[0] == "build" ? ["--disable-index-store", "-debug-info-format", "none"] : []
         process.arguments = ["swift", arguments[0], "--package-path", Self.app.path, "--scratch-path", Self.scratch.path] + indexing + arguments.dropFirst()
         process.standardOutput = handle
         process.standardError = handle
