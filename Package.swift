@@ -69,6 +69,7 @@ let package = Package(
         // System libraries (Debian: libsqlite3-dev, zlib1g-dev; Apple SDKs ship both).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // A small SQLite wrapper shared by the server store and the on-device queue.
         .target(name: "HandzSQLite", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))]),
         // Gzip with hard limits, shared by server and client.
@@ -133,6 +134,10 @@ let package = Package(
         .target(name: "HandzQuery", dependencies: ["HandzAnalyticsCore"]),
         // Runs the builders' SQL on the embedded SQLite store and assembles the reports.
         .target(name: "HandzAnalysis", dependencies: ["HandzQuery", "HandzSQLite", "HandzStore"]),
+        // The embedded store's column engine (issue 33): immutable chunks per event and UTC day,
+        // sorted by install and time, zstd-compressed, published through one manifest; sealed
+        // from the SQLite log, and the funnel walk on them.
+        .target(name: "HandzColumnStore", dependencies: ["HandzAnalyticsCore", "HandzQuery", "HandzSQLite", "HandzStore", "CZstd", "CZlib"]),
         // The CH33 §7 dashboards: the static HTML/SVG report and the Grafana export. Pure: the
         // numbers come in from HandzAnalysis, the SQL from HandzQuery; text out, no I/O.
         .target(name: "HandzDashboards", dependencies: ["HandzAnalyticsCore", "HandzQuery"]),
@@ -166,7 +171,7 @@ let package = Package(
             name: "HandzAnalyticsCLI",
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzCatalogReleases", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
-                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzLake", "HandzLifecycle", "HandzPostgresStore", "HandzDashboards", "HandzQA",
+                "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzColumnStore", "HandzLake", "HandzLifecycle", "HandzPostgresStore", "HandzDashboards", "HandzQA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
             ]
@@ -206,6 +211,10 @@ let package = Package(
         .testTarget(
             name: "HandzQueryTests",
             dependencies: ["HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
+        ),
+        .testTarget(
+            name: "HandzColumnStoreTests",
+            dependencies: ["HandzColumnStore", "HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
         ),
         .testTarget(name: "HandzQATests", dependencies: ["HandzQA", "HandzCatalog", "HandzSynthetic", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(

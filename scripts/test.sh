@@ -18,7 +18,7 @@ source scripts/lib/stages.sh
 source scripts/lib/prerequisites.sh
 stages_init
 
-stage "the headers the build needs (SQLite, zlib)" prerequisites_for_build
+stage "the headers the build needs (SQLite, zlib, zstd)" prerequisites_for_build
 stage_start "install: Debian packages and Python tools for the checks" prerequisites_install
 # No debug information (DWARF): nothing here reads it (coverage has its own sections) and it is
 # most of what the linker writes. The index store stays: on Linux, `swift test` finds the XCTest

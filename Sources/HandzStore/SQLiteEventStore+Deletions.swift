@@ -138,6 +138,8 @@ extension SQLiteEventStore {
                 return result
             }
         }
+        // The column copy held the rows just rewritten: it goes too (ColumnStoreCopy).
+        ColumnStoreCopy.discard(forDatabase: path)
         try checkpointNow()
         return result
     }

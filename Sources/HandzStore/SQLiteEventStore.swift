@@ -171,6 +171,8 @@ public final class SQLiteEventStore: @unchecked Sendable {
                     .run([.integer(nowMs), .integer(Int64(result.events)), .text("received before \(cutoffMs) ms")])
                 return result
             }
+            // The column copy held the rows just purged: it goes too (ColumnStoreCopy).
+            if result.events > 0 { ColumnStoreCopy.discard(forDatabase: path) }
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             return result
         }

@@ -102,6 +102,9 @@ public enum StoreSchema {
         // Issue 32 §6: each install's first-seen time, kept through retention and de-identification
         // (see InstallFirstSeen), filled from the log's app_opens as they stand.
         Migration(version: 6, description: "install first-seen times", sql: InstallFirstSeen.migrationSQL),
+        // Issue 33: a counter of the log's updated and deleted rows, for the copies that follow
+        // it by rowid (see LogChanges).
+        Migration(version: 7, description: "log change counter", sql: LogChanges.migrationSQL),
     ]
 
     public static var currentVersion: Int { migrations.last!.version }

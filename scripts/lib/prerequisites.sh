@@ -4,7 +4,7 @@
 # when it is run alone; after this they find it there.
 #
 #   source scripts/lib/prerequisites.sh
-#   prerequisites_for_build    # the headers `swift build` needs (SQLite, zlib); in the foreground
+#   prerequisites_for_build    # the headers `swift build` needs (SQLite, zlib, zstd); in the foreground
 #   prerequisites_install      # Debian packages and both Python virtual environments, each step bounded
 #
 # The Python packages are the union of what the checks pin (each script names its own, with the
@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/packages.sh"
 
 prerequisites_for_build() {
   local need=()
-  for pkg in libsqlite3-dev zlib1g-dev sqlite3; do
+  for pkg in libsqlite3-dev zlib1g-dev libzstd-dev sqlite3; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   apt_install "${need[@]}"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandzAnalysis
+import HandzColumnStore
 import HandzCatalogReleases
 import HandzQuery
 
@@ -14,17 +15,31 @@ struct Funnel: ParsableCommand {
 
     @OptionGroup var store: AnalysisStoreOptions
 
-    @Option(help: "walk: read the funnel's events once and walk the chains (fast); sql: run the SQL `sql funnel --dialect sqlite` prints. Same numbers.")
-    var via: Method = .walk
+    @Option(help: "auto: the column store when it holds every stored event and answers this funnel, else walk; columns: the column store only; walk: read the funnel's events once from SQLite and walk the chains; sql: run the SQL `sql funnel --dialect sqlite` prints. Same numbers.")
+    var via: Method = .auto
 
-    enum Method: String, ExpressibleByArgument, CaseIterable { case walk, sql }
+    enum Method: String, ExpressibleByArgument, CaseIterable { case auto, columns, walk, sql }
 
     func run() throws {
         let catalog = try catalogOptions.load()
         let query = try funnel.query(catalog)
         let (report, versions) = try usage {
             let analysis = try store.open(catalog)
-            let report = via == .walk ? try analysis.funnel(query) : try analysis.funnelBySQL(query)
+            let report: FunnelReport
+            switch via {
+            case .auto, .columns:
+                if ColumnFunnel.supports(query), let columns = try ColumnSealing.currentStore(db: store.db) {
+                    report = try ColumnFunnel(store: columns, catalog: catalog).run(query)
+                } else if via == .columns {
+                    throw CleanFailure(ColumnFunnel.supports(query)
+                        ? "the column store of \(store.db) is not current: `handz-analytics layer --db \(store.db)` seals it"
+                        : "the column engine does not answer this funnel yet (across people, keyed, per user, or a success on any event): use --via walk")
+                } else {
+                    report = try analysis.funnel(query)
+                }
+            case .walk: report = try analysis.funnel(query)
+            case .sql: report = try analysis.funnelBySQL(query)
+            }
             return (report, try analysis.catalogVersions(fromMs: query.fromMs, toMs: query.toMs &+ query.windowMs))
         }
         // A range over several catalog versions: what some of them could not send is noted next

@@ -52,6 +52,8 @@ struct Import: AsyncParsableCommand {
         // The writer folds only while idle; the rest is folded here, so the analysis that follows
         // (read-only: it never folds) reads the layer, not the slower log (issue 32 §9).
         try store.catchUpAnalyticalLayerNow()
+        // And sealed into the column store the analysis commands read first (issue 33).
+        try ColumnSealing.seal(db: db)
         var json = JSONText()
         json.beginObject()
         json.field("lines", summary.lines)

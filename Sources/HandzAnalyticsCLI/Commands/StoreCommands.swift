@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandzColumnStore
 import HandzAnalyticsCore
 import HandzStore
 import HandzSynthetic
@@ -91,12 +92,17 @@ struct LayerCommand: ParsableCommand {
         let status = try opened.catchUpAnalyticalLayerNow(batchRows: batchRows, beforeCommit: { batch in
             if let kill, batch >= kill { Foundation.kill(getpid(), SIGKILL) }
         })
+        // The column store follows the log too: sealed from where it stopped, or from the start
+        // with --rebuild (or after rows of the log changed).
+        if rebuild { try? FileManager.default.removeItem(atPath: ColumnStore.directory(forDatabase: store.db)) }
+        let sealed = try ColumnSealing.seal(db: store.db)
         let elapsed = ContinuousClock.now - start
         var json = JSONText()
         json.beginObject()
         json.field("folded", status.folded)
         json.field("lag_rows", Int(status.lagRows))
         json.field("milliseconds", Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
+        json.field("sealed_rows", sealed.sealedRows)
         json.endObject()
         print(json.text)
     }

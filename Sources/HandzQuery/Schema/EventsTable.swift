@@ -41,7 +41,7 @@ public enum EventsTable {
 
     /// Envelope fields (CH33 §3.2) stored as their own text column; every other property lives
     /// in `properties`.
-    static let envelopeColumns: Set<String> = Set(columns.filter { $0.type == .text }.map(\.name))
+    public static let envelopeColumns: Set<String> = Set(columns.filter { $0.type == .text }.map(\.name))
 
     /// The columns that name a release — the app's and the catalog's — which any figure may be
     /// broken down by (`--breakdown catalog_version`).

@@ -1,0 +1,97 @@
+import Foundation
+
+/// What is live in a column store: its chunks, how much of each dictionary file counts, and how
+/// far into the log it is sealed. The manifest is the store's one commit point: a seal, merge or
+/// rewrite writes its new files first (each flushed), then replaces `manifest.json` atomically
+/// (written, flushed, renamed, directory flushed), then removes what the old manifest listed and the new
+/// one does not. A crash at any step leaves a manifest that lists only complete files.
+public struct ColumnManifest: Codable, Equatable, Sendable {
+    public static let fileName = "manifest.json"
+    public static let currentFormat = 1
+
+    public var format: Int
+    /// Bumped by every publish; new files carry it in their names, so no two publishes write the
+    /// same file name.
+    public var generation: Int
+    /// The log's last `rowid` sealed into the chunks (the SQLite log is append-only by rowid;
+    /// deletions there are applied to the chunks by the same step, CH34).
+    public var sealedThroughRowID: Int64
+    /// The log's change counter (`HandzStore.LogChanges`) when it was sealed: a different one
+    /// now means rows under the watermark changed or went, and the next seal starts over.
+    public var logChanges: Int64
+    public var uuids: DictionaryFile
+    public var strings: DictionaryFile
+    public var chunks: [ChunkEntry]
+
+    enum CodingKeys: String, CodingKey {
+        case format, generation, uuids, strings, chunks
+        case sealedThroughRowID = "sealed_through_rowid"
+        case logChanges = "log_changes"
+    }
+
+    public struct DictionaryFile: Codable, Equatable, Sendable {
+        public var file: String
+        /// Entries that count; the file may hold more (a crashed seal's), which are cut.
+        public var count: Int
+        public var bytes: Int
+    }
+
+    public struct ChunkEntry: Codable, Equatable, Sendable {
+        public var file: String
+        public var event: String
+        /// Days since 1970-01-01 UTC.
+        public var day: Int64
+        public var rows: Int
+        public var bytes: Int
+        public var minTimeMs: Int64
+        public var maxTimeMs: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case file, event, day, rows, bytes
+            case minTimeMs = "min_time_ms"
+            case maxTimeMs = "max_time_ms"
+        }
+    }
+
+    /// The manifest of a store nothing was sealed into.
+    public static let empty = ColumnManifest(
+        format: currentFormat, generation: 0, sealedThroughRowID: 0, logChanges: 0,
+        uuids: DictionaryFile(file: "uuids.dict", count: 0, bytes: 0),
+        strings: DictionaryFile(file: "strings.dict", count: 0, bytes: 0), chunks: [])
+
+    static func decode(_ bytes: [UInt8]) throws(ColumnStoreError) -> ColumnManifest {
+        let decoder = JSONDecoder()
+        let manifest: ColumnManifest
+        do { manifest = try decoder.decode(ColumnManifest.self, from: Data(bytes)) } catch {
+            throw ColumnStoreError(.corruptFile, file: fileName, reason: "not a column-store manifest")
+        }
+        guard manifest.format == currentFormat else {
+            throw ColumnStoreError(.corruptFile, file: fileName, reason: "format \(manifest.format) is not one this build reads")
+        }
+        let names = [manifest.uuids.file, manifest.strings.file] + manifest.chunks.map(\.file)
+        guard names.allSatisfy(isPlainName), Set(names).count == names.count else {
+            throw ColumnStoreError(.corruptFile, file: fileName, reason: "a file name that is not a plain name, or listed twice")
+        }
+        let counts = [manifest.uuids.count, manifest.uuids.bytes, manifest.strings.count, manifest.strings.bytes] + manifest.chunks.flatMap { [$0.rows, $0.bytes] }
+        guard counts.allSatisfy({ $0 >= 0 }), manifest.uuids.bytes == manifest.uuids.count * 16 else {
+            throw ColumnStoreError(.corruptFile, file: fileName, reason: "a negative count, or a dictionary size that does not match its count")
+        }
+        return manifest
+    }
+
+    func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        // Encoding plain values cannot fail.
+        return Array(try! encoder.encode(self)) + [0x0A]
+    }
+
+    /// A file name the store writes: letters, digits, `_`, `-` and `.`, not starting with `.`.
+    static func isPlainName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first != UInt8(ascii: "."), name.utf8.count <= 255 else { return false }
+        return name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import HandzAnalyticsCore
+import HandzSQLite
+import HandzStore
+
+/// A column store opened for reading: its manifest, its string dictionary, and its chunks read on
+/// demand. It lives in a directory beside the SQLite log (``directory(forDatabase:)``). Readers
+/// never write: a store that has never been sealed reads as empty.
+///
+/// The UUID dictionary (every install, session and user id, and the ids properties carry) is
+/// read only when a caller needs id text (``uuidDictionary()``): funnels and KPIs group and link
+/// on codes.
+public final class ColumnStore: @unchecked Sendable {
+    public let directory: String
+    public let manifest: ColumnManifest
+    /// The string dictionary (the UUID half empty until ``uuidDictionary()``).
+    public let strings: Dictionaries
+
+    /// `handz-events.sqlite` → `handz-events.sqlite.columns` (HandzStore's `ColumnStoreCopy`).
+    public static func directory(forDatabase path: String) -> String { ColumnStoreCopy.directory(forDatabase: path) }
+
+    public init(directory: String) throws(ColumnStoreError) {
+        self.directory = directory
+        let manifestPath = directory + "/" + ColumnManifest.fileName
+        if DurableFile.exists(manifestPath) {
+            manifest = try ColumnManifest.decode(try DurableFile.read(manifestPath, name: ColumnManifest.fileName))
+        } else {
+            manifest = .empty
+        }
+        strings = Dictionaries(uuids: [], strings: try Self.readStrings(directory, manifest))
+    }
+
+    static func readStrings(_ directory: String, _ manifest: ColumnManifest) throws(ColumnStoreError) -> [String] {
+        guard manifest.strings.count > 0 else { return [] }
+        let bytes = try DurableFile.readPrefix(directory + "/" + manifest.strings.file, name: manifest.strings.file, length: manifest.strings.bytes)
+        do throws(ChunkFormatError) {
+            return try bytes.withFormatBytes { buffer throws(ChunkFormatError) in try DictionaryEncoding.readStrings(buffer, count: manifest.strings.count) }
+        } catch { throw ColumnStoreError(error, file: manifest.strings.file) }
+    }
+
+    static func readUUIDs(_ directory: String, _ manifest: ColumnManifest) throws(ColumnStoreError) -> [UUIDWords] {
+        guard manifest.uuids.count > 0 else { return [] }
+        let bytes = try DurableFile.readPrefix(directory + "/" + manifest.uuids.file, name: manifest.uuids.file, length: manifest.uuids.bytes)
+        do throws(ChunkFormatError) {
+            return try bytes.withFormatBytes { buffer throws(ChunkFormatError) in try DictionaryEncoding.readUUIDs(buffer, count: manifest.uuids.count) }
+        } catch { throw ColumnStoreError(error, file: manifest.uuids.file) }
+    }
+
+    /// Both dictionaries, the UUIDs read now.
+    public func uuidDictionary() throws(ColumnStoreError) -> Dictionaries {
+        Dictionaries(uuids: try Self.readUUIDs(directory, manifest), strings: strings.strings)
+    }
+
+    /// Reads and checks one chunk's header (its blocks are checked as they are read).
+    public func chunk(_ entry: ColumnManifest.ChunkEntry) throws(ColumnStoreError) -> ChunkFile {
+        let bytes = try DurableFile.read(directory + "/" + entry.file, name: entry.file)
+        let chunk: ChunkFile
+        do { chunk = try ChunkFile(bytes: bytes) } catch { throw ColumnStoreError(error, file: entry.file) }
+        guard chunk.eventName == entry.event, chunk.day == entry.day, chunk.rows == entry.rows else {
+            throw ColumnStoreError(.corruptFile, file: entry.file, reason: "its header differs from the manifest's entry")
+        }
+        return chunk
+    }
+
+    /// The chunks of `events` that may hold an event time in [fromMs, toMs).
+    public func chunks(events: Set<String>, fromMs: Int64, toMs: Int64) -> [ColumnManifest.ChunkEntry] {
+        manifest.chunks.filter { events.contains($0.event) && $0.maxTimeMs >= fromMs && $0.minTimeMs < toMs }
+    }
+
+    /// Whether the chunks hold exactly the log's events: sealed through its last rowid, with no
+    /// row changed or deleted since (`LogChanges`).
+    public func isCurrent(with log: SQLiteDatabase) throws -> Bool {
+        let (lastRowID, changes) = (try LogChanges.lastRowID(log), try LogChanges.current(log))
+        return manifest.generation > 0 && manifest.sealedThroughRowID == lastRowID && manifest.logChanges == changes
+    }
+
+    /// Stored rows in every chunk.
+    public var rowCount: Int { manifest.chunks.reduce(0) { $0 + $1.rows } }
+}

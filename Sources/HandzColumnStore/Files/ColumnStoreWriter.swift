@@ -1,0 +1,125 @@
+import HandzAnalyticsCore
+
+/// The one writer of a column store directory: seals builders into chunk files, merges a day's
+/// parts, and publishes each change through the manifest (``ColumnManifest``'s steps). One writer
+/// at a time (the caller holds the store's write lock: `serve`'s writer, or a command that
+/// opened the SQLite log for writing).
+///
+/// Opening it tidies what a crash left: dictionary bytes past the manifest's counts are cut at
+/// the next append, and files in the directory that the manifest does not list (a seal that
+/// wrote chunks but never published) are removed.
+public final class ColumnStoreWriter {
+    public let directory: String
+    public private(set) var manifest: ColumnManifest
+    public internal(set) var dictionaries: Dictionaries
+    /// Chunk entries written since the last publish, and the files the next publish retires.
+    var written: [ColumnManifest.ChunkEntry] = []
+    var retired: [ColumnManifest.ChunkEntry] = []
+    var sequence = 0
+
+    public init(directory: String) throws(ColumnStoreError) {
+        self.directory = directory
+        try DurableFile.makeDirectory(directory)
+        let reader = try ColumnStore(directory: directory)
+        manifest = reader.manifest
+        dictionaries = Dictionaries(uuids: try ColumnStore.readUUIDs(directory, manifest), strings: reader.strings.strings)
+        let live = Set([ColumnManifest.fileName, manifest.uuids.file, manifest.strings.file] + manifest.chunks.map(\.file))
+        for name in DurableFile.list(directory) where !live.contains(name) { DurableFile.remove(directory + "/" + name) }
+    }
+
+    /// Encodes `builder`'s rows as a chunk file, written and flushed under a new name; it becomes
+    /// live at the next ``publish(sealedThroughRowID:logChanges:)``.
+    public func write(_ builder: ChunkBuilder) throws(ColumnStoreError) {
+        guard builder.rowCount > 0 else { return }
+        try write(eventName: builder.eventName, day: builder.day, columns: builder.columns(&dictionaries))
+    }
+
+    func write(eventName: String, day: Int64, columns: [Column]) throws(ColumnStoreError) {
+        sequence += 1
+        let name = "\(eventName).\(day).\(manifest.generation + 1)-\(sequence).chunk"
+        let bytes = ChunkEncoder.encode(eventName: eventName, day: day, columns: columns)
+        try DurableFile.publish(bytes, to: directory + "/" + name, name: name)
+        var times: [Int64] = []
+        if case .times(let values)? = columns.first(where: { $0.name == ColumnName.eventTime })?.values { times = values }
+        written.append(ColumnManifest.ChunkEntry(file: name, event: eventName, day: day, rows: columns.first?.values.count ?? 0,
+                                                 bytes: bytes.count, minTimeMs: times.min() ?? 0, maxTimeMs: times.max() ?? 0))
+    }
+
+    /// Every (event, day) with more than one chunk, live or written since the last publish,
+    /// becomes one chunk: the parts' rows merged in the chunk order. The parts are retired at the
+    /// next publish.
+    public func mergeParts() throws(ColumnStoreError) {
+        let live = manifest.chunks.filter { entry in !retired.contains { $0.file == entry.file } } + written
+        var groups: [String: [ColumnManifest.ChunkEntry]] = [:]
+        for entry in live { groups["\(entry.event)\u{0}\(entry.day)", default: []].append(entry) }
+        let reader = ChunkReading(directory: directory)
+        for key in groups.keys.sorted() {
+            guard let parts = groups[key], parts.count > 1 else { continue }
+            var chunks: [ChunkFile] = []
+            for part in parts { chunks.append(try reader.chunk(part)) }
+            let merged: [Column]
+            do { merged = try ChunkMerge.merge(chunks, &dictionaries) } catch { throw ColumnStoreError(error, file: parts[0].file) }
+            let newFiles = Set(written.map(\.file))
+            written.removeAll { entry in parts.contains { $0.file == entry.file } }
+            retired += parts.filter { !newFiles.contains($0.file) }
+            // A part written since the last publish was never live: it goes with the publish too.
+            abandoned += parts.filter { newFiles.contains($0.file) }.map(\.file)
+            try write(eventName: parts[0].event, day: parts[0].day, columns: merged)
+        }
+    }
+
+    /// Seals from nothing (after deletions in the log): every live chunk is retired and the
+    /// dictionaries start empty under new file names, so the next publish leaves no byte of the
+    /// old chunks or dictionaries in the directory.
+    public func startOver() {
+        retired = manifest.chunks
+        abandoned += written.map(\.file)
+        written = []
+        abandoned += [manifest.uuids.file, manifest.strings.file]
+        let generation = manifest.generation + 1
+        manifest.uuids = ColumnManifest.DictionaryFile(file: "uuids.\(generation).dict", count: 0, bytes: 0)
+        manifest.strings = ColumnManifest.DictionaryFile(file: "strings.\(generation).dict", count: 0, bytes: 0)
+        dictionaries = Dictionaries()
+    }
+
+    /// Files written and merged away before they were ever published.
+    var abandoned: [String] = []
+
+    /// Makes every chunk written since the last publish live, retires the merged parts, records
+    /// the dictionaries' new entries and how far the log is sealed: dictionaries appended and
+    /// flushed, then the manifest replaced atomically, then the retired files removed.
+    public func publish(sealedThroughRowID: Int64, logChanges: Int64? = nil) throws(ColumnStoreError) {
+        var next = manifest
+        next.generation += 1
+        next.sealedThroughRowID = sealedThroughRowID
+        if let logChanges { next.logChanges = logChanges }
+        let uuidTail = DictionaryEncoding.uuidRecords(dictionaries.uuids[manifest.uuids.count...])
+        try DurableFile.append(uuidTail, to: directory + "/" + manifest.uuids.file, name: manifest.uuids.file, at: manifest.uuids.bytes)
+        next.uuids.count = dictionaries.uuids.count
+        next.uuids.bytes = manifest.uuids.bytes + uuidTail.count
+        let stringTail = DictionaryEncoding.stringRecords(dictionaries.strings[manifest.strings.count...])
+        try DurableFile.append(stringTail, to: directory + "/" + manifest.strings.file, name: manifest.strings.file, at: manifest.strings.bytes)
+        next.strings.count = dictionaries.strings.count
+        next.strings.bytes = manifest.strings.bytes + stringTail.count
+        let retiredFiles = Set(retired.map(\.file))
+        next.chunks = (manifest.chunks.filter { !retiredFiles.contains($0.file) } + written)
+            .sorted { ($0.event, $0.day, $0.file) < ($1.event, $1.day, $1.file) }
+        try DurableFile.publish(next.encoded(), to: directory + "/" + ColumnManifest.fileName, name: ColumnManifest.fileName)
+        manifest = next
+        for file in retiredFiles.union(abandoned) { DurableFile.remove(directory + "/" + file) }
+        written = []
+        retired = []
+        abandoned = []
+        sequence = 0
+    }
+}
+
+/// Reads chunk files of a directory without a manifest of its own (the writer's parts).
+struct ChunkReading {
+    let directory: String
+
+    func chunk(_ entry: ColumnManifest.ChunkEntry) throws(ColumnStoreError) -> ChunkFile {
+        let bytes = try DurableFile.read(directory + "/" + entry.file, name: entry.file)
+        do { return try ChunkFile(bytes: bytes) } catch { throw ColumnStoreError(error, file: entry.file) }
+    }
+}

@@ -1,0 +1,79 @@
+import HandzAnalyticsCore
+
+/// A query's typed access to one chunk's columns: format errors become ``ColumnStoreError``s
+/// naming the chunk's file, and a column read as another type than it was written is converted
+/// where that has one meaning (booleans written as text; text read as booleans), else reads as
+/// absent.
+struct ChunkColumns {
+    let chunk: ChunkFile
+    let file: String
+
+    init(chunk: ChunkFile, file: String) {
+        self.chunk = chunk
+        self.file = file
+    }
+
+    private func values(_ name: String) throws(ColumnStoreError) -> ColumnValues? {
+        do { return try chunk.column(name) } catch { throw ColumnStoreError(error, file: file) }
+    }
+
+    /// A code column every row has (the install).
+    func codes(_ name: String) throws(ColumnStoreError) -> [UInt32] {
+        guard case .codes(let codes)? = try values(name) else {
+            throw ColumnStoreError(.corruptFile, file: file, reason: "no code column \(name)")
+        }
+        return codes
+    }
+
+    func times(_ name: String) throws(ColumnStoreError) -> [Int64] {
+        guard case .times(let times)? = try values(name) else {
+            throw ColumnStoreError(.corruptFile, file: file, reason: "no time column \(name)")
+        }
+        return times
+    }
+
+    func ids() throws(ColumnStoreError) -> [UUIDWords] {
+        guard case .ids(let ids)? = try values(ColumnName.eventID) else {
+            throw ColumnStoreError(.corruptFile, file: file, reason: "no event-id column")
+        }
+        return ids
+    }
+
+    /// The column's codes as `type` codes, or nil when no row can hold a value of that type
+    /// (the chunk lacks the column, or holds another kind of value in it).
+    func codesIfPresent(_ name: String, type: ColumnType, strings: Dictionaries) throws(ColumnStoreError) -> [UInt32]? {
+        guard let entry = chunk.entry(name), case .codes(let codes)? = try values(name) else { return nil }
+        switch (entry.type, type) {
+        case _ where entry.type == type:
+            return codes
+        case (.string, .boolean):
+            let truth = strings.existingCode(string: "true"), falsity = strings.existingCode(string: "false")
+            return codes.map { $0 != 0 && $0 == truth ? 2 : ($0 != 0 && $0 == falsity ? 1 : 0) }
+        case (.boolean, .string):
+            let truth = strings.existingCode(string: "true") ?? 0, falsity = strings.existingCode(string: "false") ?? 0
+            return codes.map { $0 == 2 ? truth : ($0 == 1 ? falsity : 0) }
+        default:
+            return nil
+        }
+    }
+
+    /// Each row's value as text (a breakdown's label): nil when absent. Closed sets and versions
+    /// only (``FunnelSQLBuilder/checkBreakdown(_:funnel:)``), so string and boolean columns.
+    func labels(_ name: String, dictionaries: Dictionaries) throws(ColumnStoreError) -> [String?] {
+        guard let entry = chunk.entry(name), let values = try values(name) else { return Array(repeating: nil, count: chunk.rows) }
+        switch values {
+        case .codes(let codes):
+            var cache: [UInt32: String?] = [:]
+            return codes.map { code in
+                if let known = cache[code] { return known }
+                let text = code == 0 ? nil : dictionaries.text(code, type: entry.type)
+                cache[code] = text
+                return text
+            }
+        case .integers(let words):
+            return words.map { IntegerCell.value($0).map(String.init) }
+        case .times, .ids:
+            return Array(repeating: nil, count: chunk.rows)
+        }
+    }
+}

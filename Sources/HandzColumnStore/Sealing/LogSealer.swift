@@ -1,0 +1,118 @@
+import HandzAnalyticsCore
+import HandzQuery
+import HandzSQLite
+import HandzStore
+
+/// Seals the SQLite log's events into the column store: every log row past the manifest's
+/// watermark is read once, in rowid order, into one ``ChunkBuilder`` per (event name, UTC day),
+/// written as chunk parts every ``rowsPerPart`` rows (memory stays bounded on a large import),
+/// then each day's parts are merged and everything is published in one manifest swap.
+///
+/// Deletions and rewrites in the log (retention, forget-user, de-identification, CH34) are
+/// followed by sealing again from the start when the log's change counter (`LogChanges`) differs
+/// from the one the manifest records: the new chunks and new dictionary files replace the old
+/// ones in one publish, and the old files, with every id they held, are removed
+/// (``ColumnStoreWriter/startOver()``). Copy on write of only the chunks that hold the changed
+/// installs is the next step (issue 33 §4); a full reseal is exact, and costs a rebuild.
+public struct LogSealer {
+    /// Rows held in builders before they are written as parts.
+    public var rowsPerPart = 1_000_000
+
+    /// The envelope's text columns a chunk keeps besides the ids (EventsTable's text columns but
+    /// the event name, which names the chunk).
+    static let envelopeTextColumns = EventsTable.columns.filter { $0.type == .text && $0.name != "event_name" }.map(\.name)
+
+    public struct Outcome: Sendable, Equatable {
+        public var sealedRows: Int
+        public var startedOver: Bool
+        public var watermark: Int64
+    }
+
+    public init() {}
+
+    /// Seals what the log holds past the watermark. `progress` gets the rows read so far.
+    @discardableResult
+    public func seal(_ database: SQLiteDatabase, into writer: ColumnStoreWriter, progress: (Int) -> Void = { _ in }) throws -> Outcome {
+        let watermark = writer.manifest.sealedThroughRowID
+        // One read snapshot for the counter and the rows (WAL): a change committed meanwhile is
+        // seen by the next seal.
+        try database.execute("BEGIN DEFERRED")
+        defer { try? database.execute("COMMIT") }
+        let changes = try LogChanges.current(database)
+        let startedOver = changes != writer.manifest.logChanges && writer.manifest.generation > 0
+        if startedOver { writer.startOver() }
+        let from = startedOver ? 0 : watermark
+
+        let columns = ["rowid", "event_id", "event_name", "event_time_ms", "received_time_ms"] + Self.envelopeTextColumns + ["properties"]
+        let statement = try database.prepare("SELECT \(columns.joined(separator: ", ")) FROM main.events WHERE rowid > ?1 ORDER BY rowid")
+        defer { statement.reset() }
+        try statement.bind([.integer(from)])
+        var builders: [ChunkKey: ChunkBuilder] = [:]
+        var held = 0
+        var read = 0
+        var last = from
+        let firstText = Int32(5)
+        let propertiesColumn = Int32(5 + Self.envelopeTextColumns.count)
+        var propertyNames: [String: String] = [:]
+        while try statement.step() {
+            last = statement.int64(0)
+            let name = statement.text(2) ?? ""
+            let time = statement.int64(3)
+            let key = ChunkKey(event: name, day: Self.day(of: time))
+            var builder = builders.removeValue(forKey: key) ?? ChunkBuilder(eventName: name, day: key.day)
+            builder.addRow(timeMs: time, receivedMs: statement.int64(4), eventID: UUIDWords(orderingBytes: statement.bytes(1)))
+            for (offset, column) in Self.envelopeTextColumns.enumerated() where !statement.isNull(firstText + Int32(offset)) {
+                builder.setText(column, statement.bytes(firstText + Int32(offset)), &writer.dictionaries)
+            }
+            try Self.addProperties(statement.bytes(propertiesColumn), to: &builder, names: &propertyNames, &writer.dictionaries)
+            builders[key] = builder
+            held += 1
+            read += 1
+            if held >= rowsPerPart {
+                for key in builders.keys.sorted() { try writer.write(builders[key]!) }
+                builders = [:]
+                held = 0
+                progress(read)
+            }
+        }
+        guard read > 0 || startedOver || writer.manifest.generation == 0 else { return Outcome(sealedRows: 0, startedOver: false, watermark: watermark) }
+        for key in builders.keys.sorted() { try writer.write(builders[key]!) }
+        progress(read)
+        try writer.mergeParts()
+        try writer.publish(sealedThroughRowID: last, logChanges: changes)
+        return Outcome(sealedRows: read, startedOver: startedOver, watermark: writer.manifest.sealedThroughRowID)
+    }
+
+    /// The stored properties object: each scalar member into its column (`properties.KEY`);
+    /// null and non-integer numbers (which no catalogued property has) are left absent.
+    static func addProperties(_ json: UnsafeRawBufferPointer, to builder: inout ChunkBuilder, names: inout [String: String],
+                              _ dictionaries: inout Dictionaries) throws {
+        var reader = JSONObjectReader(json)
+        var first = try reader.beginObject()
+        while let keyBytes = try reader.nextKey(&first) {
+            let key = String(decoding: keyBytes, as: UTF8.self)
+            let column: String
+            if let known = names[key] { column = known } else { column = ColumnName.property(key); names[key] = column }
+            switch try reader.value() {
+            case .string(let text): builder.setText(column, text, &dictionaries)
+            case .integer(let value): builder.setInteger(column, value, &dictionaries)
+            case .bool(let value): builder.setBoolean(column, value, &dictionaries)
+            case .null, .other: break
+            }
+        }
+    }
+
+    /// Days since 1970-01-01 UTC of an epoch-millisecond time (floor, so times before 1970 too).
+    public static func day(of timeMs: Int64) -> Int64 {
+        let (quotient, remainder) = timeMs.quotientAndRemainder(dividingBy: 86_400_000)
+        return remainder < 0 ? quotient - 1 : quotient
+    }
+}
+
+/// A chunk's identity while sealing.
+struct ChunkKey: Hashable, Comparable {
+    var event: String
+    var day: Int64
+
+    static func < (a: ChunkKey, b: ChunkKey) -> Bool { (a.event, a.day) < (b.event, b.day) }
+}

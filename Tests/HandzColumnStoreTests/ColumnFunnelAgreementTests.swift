@@ -1,0 +1,56 @@
+import HandzAnalysis
+import HandzAnalyticsCore
+import HandzColumnStore
+import HandzQuery
+import HandzTestSupport
+import Testing
+
+/// The column engine gives the numbers of the SQLite path (the walk on the analytical layer and
+/// the builders' SQL on the log), funnel by funnel, on the simulated store (issue 33, "Proof").
+@Suite struct ColumnFunnelAgreementTests {
+    let data = SimulatedStore.shared
+    let catalog = RepositoryCatalog.catalog
+
+    func queries() throws -> [FunnelQuery] {
+        let (from, to) = (SimulatedStore.fromMs, data.toMs)
+        var queries: [FunnelQuery] = []
+        for funnel in catalog.funnels {
+            for breakdown in [nil, "user_state", "app_version"] {
+                let query = FunnelQuery(funnel: funnel, fromMs: from, toMs: to, breakdown: breakdown)
+                if ColumnFunnel.supports(query) { queries.append(query) }
+            }
+        }
+        // Ad hoc: filters on the entry and a later step, alternatives, a narrow range, a short window.
+        let adHoc = try AdHocFunnel.definition("app_open[start_type=cold],onboarding_viewed|library_viewed,flow_draft_created", windowSeconds: 7 * 86_400, catalog: catalog)
+        queries.append(FunnelQuery(funnel: adHoc, fromMs: from + 3 * 86_400_000, toMs: to - 5 * 86_400_000, windowMs: 3 * 3_600_000))
+        queries.append(FunnelQuery(funnel: adHoc, fromMs: from, toMs: to, breakdown: "start_type"))
+        return queries
+    }
+
+    @Test("F0, F3 and ad-hoc funnels, with breakdowns: the column engine agrees with the walk on the layer and the SQL on the log")
+    func funnelsAgree() throws {
+        let store = try ColumnStore(directory: data.columnsDirectory)
+        let engine = ColumnFunnel(store: store, catalog: catalog)
+        let layer = try StoreAnalysis(path: data.path, catalog: catalog)
+        let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
+        let queries = try queries()
+        #expect(queries.contains { $0.funnel.id == "F0" } && queries.contains { $0.funnel.id == "F3" })
+        for query in queries {
+            let columns = try engine.run(query)
+            #expect(columns == (try layer.funnel(query)), "\(query.funnel.id) \(query.breakdown ?? "-"): the walk on the layer")
+            #expect(columns == (try log.funnelBySQL(query)), "\(query.funnel.id) \(query.breakdown ?? "-"): the SQL on the log")
+            #expect((columns.steps.first?.actors ?? 0) > 0, "\(query.funnel.id): the dataset reaches its entry")
+        }
+    }
+
+    @Test("funnels across people, keyed by an id, per user, or with a success on any event are left to the SQL path")
+    func unsupportedShapes() throws {
+        let (from, to) = (SimulatedStore.fromMs, data.toMs)
+        for id in ["F1", "F2", "F4"] {
+            let funnel = try #require(catalog.funnels.first { $0.id == id })
+            #expect(!ColumnFunnel.supports(FunnelQuery(funnel: funnel, fromMs: from, toMs: to)), "\(id)")
+        }
+        let f0 = try #require(catalog.funnels.first { $0.id == "F0" })
+        #expect(!ColumnFunnel.supports(FunnelQuery(funnel: f0, fromMs: from, toMs: to, actor: .user)))
+    }
+}
