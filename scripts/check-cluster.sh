@@ -6,8 +6,10 @@
 #      mid-load and started again — afterwards every acknowledged event is stored exactly once;
 #   2. key rotation reaches every node without a restart;
 #   3. the lake export of that store, and F0–F4 and every KPI give the same numbers from SQLite
-#      (the same events imported), the PostgreSQL store the nodes wrote, and Spark SQL, ClickHouse
-#      (chdb) and DuckDB reading the lake files;
+#      (the same events imported), the PostgreSQL store the nodes wrote (every variant), and Spark
+#      SQL, ClickHouse (chdb) and DuckDB reading the lake files (each funnel and KPI over the full
+#      range, F0 per user and by catalog version: `--lake-cases reading`; the variants test each
+#      dialect's SQL, which check-engines.sh runs in full on every engine);
 #   4. fresh batches sent to both nodes at once in opposite orders: no deadlock, no 503;
 #   5. a deletion requested on one node is completed by the other (issue 14): node 2 is restarted
 #      as the lake's node, so the lake step can only be its own.
@@ -117,6 +119,7 @@ CHECK
 "$BIN" import --db "$RUN/store.sqlite" "$RUN/events.ndjson" >/dev/null
 timeout 1800 "$PY" Tests/Interop/engine_agreement.py --binary "$BIN" --db "$RUN/store.sqlite" --work "$RUN" \
   --postgres-store "$STORE_DSN" --lake "$RUN/lake" --engines postgres-store,duckdb-lake,clickhouse-lake,spark-lake --skip-bigquery \
+  --lake-cases reading \
   --from 2026-03-01 --to 2026-04-12 --narrow-from 2026-03-08T06:30:00Z --narrow-to 2026-03-29
 
 # --- Proof 4 (issue 21 §13): overlapping batches on two nodes at once, in opposite orders, never

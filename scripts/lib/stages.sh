@@ -56,7 +56,8 @@ stage_wait() {
   echo "== $name (finished)"
   cat "$STAGE_LOGS/$name.log"
   stage_record "$name" $((SECONDS - STAGE_T0[$name])) "$status"
-  unset "STAGE_PIDS[$name]"
+  # Quoted so that the key is expanded by unset itself: a name with an apostrophe stays one key.
+  unset 'STAGE_PIDS[$name]'
   [ "$status" = 0 ] || { echo "FAILED: $name (exit $status)"; exit "$status"; }
 }
 

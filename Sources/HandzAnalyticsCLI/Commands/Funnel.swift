@@ -29,14 +29,14 @@ struct Funnel: ParsableCommand {
             switch via {
             case .auto, .columns:
                 if ColumnFunnel.supports(query), let columns = try ColumnSealing.currentStore(db: store.db) {
-                    report = try ColumnFunnel(store: columns, catalog: catalog).run(query)
+                    return (try ColumnFunnel(store: columns, catalog: catalog).run(query),
+                            try columns.catalogVersions(fromMs: query.fromMs, toMs: query.toMs &+ query.windowMs))
                 } else if via == .columns {
                     throw CleanFailure(ColumnFunnel.supports(query)
                         ? "the column store of \(store.db) is not current: `handz-analytics layer --db \(store.db)` seals it"
                         : "the column engine does not answer this funnel yet (across people, keyed, per user, or a success on any event): use --via walk")
-                } else {
-                    report = try analysis.funnel(query)
                 }
+                report = try analysis.funnel(query)
             case .walk: report = try analysis.funnel(query)
             case .sql: report = try analysis.funnelBySQL(query)
             }

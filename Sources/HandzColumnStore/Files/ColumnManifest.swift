@@ -45,11 +45,15 @@ public struct ColumnManifest: Codable, Equatable, Sendable {
         public var bytes: Int
         public var minTimeMs: Int64
         public var maxTimeMs: Int64
+        /// The distinct `catalog_version`s of its rows, sorted: a rollup made at sealing, so the
+        /// versions of a range (the notes beside a funnel, docs/catalog-releases.md) need no read.
+        public var catalogVersions: [String]
 
         enum CodingKeys: String, CodingKey {
             case file, event, day, rows, bytes
             case minTimeMs = "min_time_ms"
             case maxTimeMs = "max_time_ms"
+            case catalogVersions = "catalog_versions"
         }
     }
 

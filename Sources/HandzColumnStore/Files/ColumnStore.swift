@@ -73,6 +73,29 @@ public final class ColumnStore: @unchecked Sendable {
         return manifest.generation > 0 && manifest.sealedThroughRowID == lastRowID && manifest.logChanges == changes
     }
 
+    /// The distinct catalog versions of the events in [fromMs, toMs), sorted (what
+    /// `StoreAnalysis.catalogVersions` reads from SQLite): from the manifest for chunks the range
+    /// covers whole, from their rows for a chunk it cuts.
+    public func catalogVersions(fromMs: Int64, toMs: Int64) throws -> [String] {
+        var versions = Set<String>()
+        for entry in manifest.chunks where entry.maxTimeMs >= fromMs && entry.minTimeMs < toMs {
+            // Nothing new to find in it, or all of it in the range: no read.
+            if versions.isSuperset(of: entry.catalogVersions) { continue }
+            if entry.minTimeMs >= fromMs && entry.maxTimeMs < toMs {
+                versions.formUnion(entry.catalogVersions)
+                continue
+            }
+            let read = ChunkColumns(chunk: try chunk(entry), file: entry.file)
+            let times = try read.times(ColumnName.eventTime)
+            let type = read.chunk.entry(ColumnName.catalogVersion)?.type ?? .string
+            let codes = try read.codesIfPresent(ColumnName.catalogVersion, type: type, strings: strings) ?? []
+            for (row, code) in codes.enumerated() where times[row] >= fromMs && times[row] < toMs {
+                if let text = strings.text(code, type: type) { versions.insert(text) }
+            }
+        }
+        return versions.sorted()
+    }
+
     /// Stored rows in every chunk.
     public var rowCount: Int { manifest.chunks.reduce(0) { $0 + $1.rows } }
 }

@@ -41,8 +41,13 @@ public final class ColumnStoreWriter {
         try DurableFile.publish(bytes, to: directory + "/" + name, name: name)
         var times: [Int64] = []
         if case .times(let values)? = columns.first(where: { $0.name == ColumnName.eventTime })?.values { times = values }
+        var versions: [String] = []
+        if let column = columns.first(where: { $0.name == ColumnName.catalogVersion }), case .codes(let codes) = column.values {
+            versions = Set(codes).compactMap { dictionaries.text($0, type: column.type) }.sorted()
+        }
         written.append(ColumnManifest.ChunkEntry(file: name, event: eventName, day: day, rows: columns.first?.values.count ?? 0,
-                                                 bytes: bytes.count, minTimeMs: times.min() ?? 0, maxTimeMs: times.max() ?? 0))
+                                                 bytes: bytes.count, minTimeMs: times.min() ?? 0, maxTimeMs: times.max() ?? 0,
+                                                 catalogVersions: versions))
     }
 
     /// Every (event, day) with more than one chunk, live or written since the last publish,

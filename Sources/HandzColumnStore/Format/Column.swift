@@ -104,6 +104,7 @@ public enum ColumnName {
     public static let receivedTime = "received_time_ms"
     public static let sessionID = "session_id"
     public static let userID = "user_id"
+    public static let catalogVersion = "catalog_version"
     static let propertyPrefix = "properties."
 
     public static func property(_ key: String) -> String { propertyPrefix + key }
