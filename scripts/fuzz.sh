@@ -20,7 +20,7 @@ work_run_dir fuzz
 seconds="${1:-45}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(validator envelope gzip authorization qa_stream catalog_yaml)
+[ ${#targets[@]} -gt 0 ] || targets=(validator envelope gzip authorization qa_stream column_chunk catalog_yaml)
 
 core=$(find Sources/HandzAnalyticsCore -name '*.swift' | sort)
 # The generated snapshot is compiled into the fuzz target's own module: drop its import.
@@ -38,7 +38,7 @@ sources_for() {
 # the slow part of the build, about a minute with -O and the sanitizers — is compiled once: each
 # target's file without its `@_cdecl`, and a generated entry point that calls the one named by
 # HANDZ_FUZZ_TARGET. HandzQA imports the core as a module; in one module that import is dropped.
-core_targets=(validator envelope qa_stream)
+core_targets=(validator envelope qa_stream column_chunk)
 is_core_target() { [[ " ${core_targets[*]} " == *" $1 "* ]]; }
 build_core_targets() {
   local dir="$RUN/core-targets"
@@ -46,6 +46,12 @@ build_core_targets() {
   mkdir -p "$dir/qa"
   for file in $(find Sources/HandzQA -name '*.swift' | sort); do
     sed '/^import HandzAnalyticsCore$/d' "$file" > "$dir/qa/$(basename "$file")"
+  done
+  # The column store's pure format and its manifest (the readers column_chunk fuzzes).
+  mkdir -p "$dir/columns"
+  for file in $(find Sources/HandzColumnStore/Format -name '*.swift' | sort) Sources/HandzColumnStore/Files/ColumnManifest.swift \
+              Sources/HandzColumnStore/Files/ColumnStoreError.swift; do
+    sed '/^import HandzAnalyticsCore$/d' "$file" > "$dir/columns/$(basename "$file")"
   done
   local cases="" target
   for target in "${core_targets[@]}"; do
@@ -70,8 +76,8 @@ $cases    default: fatalError("HANDZ_FUZZ_TARGET names none of: ${core_targets[*
 public func fuzzSelectedTarget(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt { selectedTarget(data, size) }
 SWIFT
   # -O: libFuzzer needs speed; the sanitizer and coverage instrumentation stay on.
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HandzFuzz $core "$RUN/CatalogSnapshot.swift" \
-    "$dir"/qa/*.swift "$dir"/*.swift -o "$RUN/core_targets" 2>&1 | grep -v "Cannot export local symbol" || true
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HandzFuzz -I Sources/CZstd -I Sources/CZlib $core "$RUN/CatalogSnapshot.swift" \
+    "$dir"/qa/*.swift "$dir"/columns/*.swift "$dir"/*.swift -o "$RUN/core_targets" 2>&1 | grep -v "Cannot export local symbol" || true
 }
 
 # The YAML loaders' target: fuzz/CatalogYAML next to a copy of the repository named
