@@ -6,9 +6,10 @@ import HandzQuery
 /// the rows handed to `FunnelEvaluator` (HandzQuery) — the walk the SQLite path uses, so the numbers are the
 /// same by construction where the rows are; the tests hold the two together.
 ///
-/// Answers single-actor funnels per install whose success, if any, names its events (F0, F3,
-/// ad-hoc funnels, breakdowns); ``supports(_:)`` says so, and the caller runs the others (across
-/// people, keyed by an id, per user, a success on any event or `first_by`) on the SQL path.
+/// Answers single-actor funnels per install (F0, F1, F3, ad-hoc funnels, breakdowns), a success
+/// on any event included (F1's: read, after the steps, only in each install's success window,
+/// the way the SQLite walk reads it); ``supports(_:)`` says so, and the caller runs the others
+/// (across people, keyed by an id, per user, `first_by`) on the SQL path.
 public struct ColumnFunnel {
     public let store: ColumnStore
     public let catalog: Catalog
@@ -21,7 +22,7 @@ public struct ColumnFunnel {
     public static func supports(_ query: FunnelQuery) -> Bool {
         guard query.actor == .install, query.source == .table, query.funnel.handoffIndex == nil, query.funnel.chainKey == nil else { return false }
         guard let success = query.funnel.successCondition else { return true }
-        return !success.events.isEmpty && success.firstBy == nil && success.differs == nil
+        return success.firstBy == nil && success.differs == nil
     }
 
     public func run(_ query: FunnelQuery) throws -> FunnelReport {
@@ -51,7 +52,8 @@ public struct ColumnFunnel {
             // The step bits every row of this event has before filters, and the filters to check.
             var always: UInt32 = 0
             var filtered: [(bit: UInt32, checks: [(codes: [UInt32], allowed: [Bool])])] = []
-            for matcher in matchers where matcher.events.contains(chunk.eventName) {
+            // A success with no events (F1's) is a filter on every event, step events included.
+            for matcher in matchers where matcher.events.isEmpty || matcher.events.contains(chunk.eventName) {
                 if matcher.filters.isEmpty { always |= matcher.bit; continue }
                 var checks: [(codes: [UInt32], allowed: [Bool])] = []
                 var impossible = false
@@ -74,7 +76,48 @@ public struct ColumnFunnel {
                 evaluator.add(actorNumber: actor, timeMs: time, eventID: ids[row], steps: mask, breakdown: labels?[row])
             }
         }
+        if let success = query.funnel.successCondition, success.events.isEmpty {
+            try addSuccessOnAnyEvent(success, stepEvents: names, into: &evaluator)
+        }
         return evaluator.report()
+    }
+
+    /// F1's success, "an event after signup_success that says user_state = free", on events that
+    /// are no step's: only in each install's window where it can change the report
+    /// (`FunnelEvaluator.successSearchWindows()`), added with the success bit alone — what the
+    /// SQLite walk reads by index, here by the chunks' install order.
+    func addSuccessOnAnyEvent(_ success: FunnelSuccess, stepEvents: Set<String>, into evaluator: inout FunnelEvaluator) throws {
+        let windows = evaluator.successSearchWindows()
+        guard !windows.isEmpty else { return }
+        // Each window by its install's code (the actor names ActorNumbers gave: u… or s… + code).
+        var byCode: [ColumnType: [UInt32: (fromMs: Int64, throughMs: Int64, actor: Int32)]] = [:]
+        for window in windows {
+            guard let code = UInt32(window.actor.dropFirst()) else { continue }
+            byCode[window.actor.hasPrefix("u") ? .uuid : .string, default: [:]][code] = (window.fromMs, window.throughMs, window.actorNumber)
+        }
+        let earliest = windows.map(\.fromMs).min()!, latest = windows.map(\.throughMs).max()!
+        let successBit = UInt32(1) << UInt32(evaluator.query.funnel.steps.count)
+        let filters = try success.filters.map(codeFilter)
+        for entry in store.manifest.chunks where !stepEvents.contains(entry.event) && entry.maxTimeMs >= earliest && entry.minTimeMs <= latest {
+            let chunk = try store.chunk(entry)
+            let read = ChunkColumns(chunk: chunk, file: entry.file)
+            guard let windowsOfType = byCode[chunk.entry(ColumnName.installID)?.type ?? .string] else { continue }
+            var checks: [(codes: [UInt32], allowed: [Bool])] = []
+            for filter in filters {
+                guard let codes = try read.codesIfPresent(filter.column, type: filter.type, strings: store.strings) else { checks = []; break }
+                checks.append((codes, filter.allowed))
+            }
+            guard checks.count == filters.count else { continue }
+            let installs = try read.codes(ColumnName.installID)
+            let times = try read.times(ColumnName.eventTime)
+            var ids: [UUIDWords]?
+            for row in 0..<chunk.rows {
+                guard let window = windowsOfType[installs[row]], times[row] >= window.fromMs, times[row] <= window.throughMs,
+                      checks.allSatisfy({ Int($0.codes[row]) < $0.allowed.count && $0.allowed[Int($0.codes[row])] }) else { continue }
+                if ids == nil { ids = try read.ids() }
+                evaluator.add(actorNumber: window.actor, timeMs: times[row], eventID: ids![row], steps: successBit, breakdown: nil)
+            }
+        }
     }
 
     /// A filter as codes: the column it reads and, per code, whether it is one of the values.
