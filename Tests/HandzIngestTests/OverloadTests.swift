@@ -40,9 +40,19 @@ import Testing
                     for round in 0..<Self.rounds {
                         let batch = sender * Self.rounds + round
                         let events = ServerProcessTests.events(Self.eventsPerBatch, offset: batch * Self.eventsPerBatch)
-                        let answer = try await client.send(events: events, gzip: batch % 2 == 0)
-                        outcomes.append(Outcome(status: answer.status, retryAfter: answer.headers["retry-after"],
-                                                accepted: answer.json?["accepted"] as? Int))
+                        // A 429 for concurrency is answered before the body is read and the connection
+                        // closed (issue 32 §1); a client still uploading 230 KB can then see the
+                        // connection reset instead of the answer (a CI run of 2026-11-27, once in
+                        // four). Counted as status 0: not acknowledged, so none of its events may be
+                        // stored. A lingering close (drain a bounded tail before closing) would
+                        // deliver the 429; it is recorded as open in issue 32's note.
+                        do {
+                            let answer = try await client.send(events: events, gzip: batch % 2 == 0)
+                            outcomes.append(Outcome(status: answer.status, retryAfter: answer.headers["retry-after"],
+                                                    accepted: answer.json?["accepted"] as? Int))
+                        } catch let error as NSError where error.domain == NSURLErrorDomain && error.code == NSURLErrorNetworkConnectionLost {
+                            outcomes.append(Outcome(status: 0, retryAfter: nil, accepted: nil))
+                        }
                     }
                     return outcomes
                 }
@@ -55,7 +65,9 @@ import Testing
 
         let ok = outcomes.filter { $0.status == 200 }
         let shed = outcomes.filter { $0.status == 429 || $0.status == 503 }
-        #expect(ok.count + shed.count == outcomes.count, "only 200, 429 and 503: \(Set(outcomes.map(\.status)))")
+        let reset = outcomes.filter { $0.status == 0 }
+        #expect(ok.count + shed.count + reset.count == outcomes.count, "only 200, 429, 503 and a reset upload: \(Set(outcomes.map(\.status)))")
+        #expect(reset.count <= shed.count, "resets are the exception among refusals: \(reset.count) resets, \(shed.count) refusals")
         #expect(!shed.isEmpty, "the load went past capacity")
         #expect(!ok.isEmpty, "and the server kept serving within it")
         #expect(shed.allSatisfy { Int($0.retryAfter ?? "") ?? 0 >= 1 }, "every refusal says when to come back")
@@ -66,7 +78,7 @@ import Testing
         // decompressed limit (5 MiB: the decompressed body and the events packed for the store).
         let bound = (128 + Self.slots * (1 + 2 * 5)) << 20
         let refusals = Dictionary(grouping: shed, by: \.status).mapValues(\.count).sorted { $0.key < $1.key }
-        print("overload: \(outcomes.count) batches, \(ok.count) answered 200, shed \(refusals); peak resident \(peakResidentBytes >> 20) MiB of a \(bound >> 20) MiB bound")
+        print("overload: \(outcomes.count) batches, \(ok.count) answered 200, shed \(refusals), \(reset.count) uploads reset; peak resident \(peakResidentBytes >> 20) MiB of a \(bound >> 20) MiB bound")
         #expect(peakResidentBytes < bound, "peak resident \(peakResidentBytes >> 20) MiB, bound \(bound >> 20) MiB")
 
         #expect(server.stop() == 0)
