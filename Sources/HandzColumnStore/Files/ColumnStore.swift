@@ -30,19 +30,21 @@ public final class ColumnStore: @unchecked Sendable {
     }
 
     static func readStrings(_ directory: String, _ manifest: ColumnManifest) throws(ColumnStoreError) -> [String] {
-        guard manifest.strings.count > 0 else { return [] }
-        let bytes = try DurableFile.readPrefix(directory + "/" + manifest.strings.file, name: manifest.strings.file, length: manifest.strings.bytes)
-        do throws(ChunkFormatError) {
-            return try bytes.withFormatBytes { buffer throws(ChunkFormatError) in try DictionaryEncoding.readStrings(buffer, count: manifest.strings.count) }
-        } catch { throw ColumnStoreError(error, file: manifest.strings.file) }
+        try readDictionary(directory, manifest.strings) { bytes, count throws(ChunkFormatError) in try DictionaryEncoding.readStrings(bytes, count: count) }
     }
 
     static func readUUIDs(_ directory: String, _ manifest: ColumnManifest) throws(ColumnStoreError) -> [UUIDWords] {
-        guard manifest.uuids.count > 0 else { return [] }
-        let bytes = try DurableFile.readPrefix(directory + "/" + manifest.uuids.file, name: manifest.uuids.file, length: manifest.uuids.bytes)
+        try readDictionary(directory, manifest.uuids) { bytes, count throws(ChunkFormatError) in try DictionaryEncoding.readUUIDs(bytes, count: count) }
+    }
+
+    /// A dictionary file up to the length the manifest counts, decoded by `records`.
+    static func readDictionary<Entry>(_ directory: String, _ file: ColumnManifest.DictionaryFile,
+                                      _ records: (UnsafeRawBufferPointer, Int) throws(ChunkFormatError) -> [Entry]) throws(ColumnStoreError) -> [Entry] {
+        guard file.count > 0 else { return [] }
+        let bytes = try DurableFile.readPrefix(directory + "/" + file.file, name: file.file, length: file.bytes)
         do throws(ChunkFormatError) {
-            return try bytes.withFormatBytes { buffer throws(ChunkFormatError) in try DictionaryEncoding.readUUIDs(buffer, count: manifest.uuids.count) }
-        } catch { throw ColumnStoreError(error, file: manifest.uuids.file) }
+            return try bytes.withFormatBytes { buffer throws(ChunkFormatError) in try records(buffer, file.count) }
+        } catch { throw ColumnStoreError(error, file: file.file) }
     }
 
     /// Both dictionaries, the UUIDs read now.
@@ -52,9 +54,7 @@ public final class ColumnStore: @unchecked Sendable {
 
     /// Reads and checks one chunk's header (its blocks are checked as they are read).
     public func chunk(_ entry: ColumnManifest.ChunkEntry) throws(ColumnStoreError) -> ChunkFile {
-        let bytes = try DurableFile.read(directory + "/" + entry.file, name: entry.file)
-        let chunk: ChunkFile
-        do { chunk = try ChunkFile(bytes: bytes) } catch { throw ColumnStoreError(error, file: entry.file) }
+        let chunk = try ChunkReading(directory: directory).chunk(entry)
         guard chunk.eventName == entry.event, chunk.day == entry.day, chunk.rows == entry.rows else {
             throw ColumnStoreError(.corruptFile, file: entry.file, reason: "its header differs from the manifest's entry")
         }

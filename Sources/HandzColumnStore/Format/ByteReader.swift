@@ -35,19 +35,17 @@ struct ByteReader {
         return Int(value)
     }
 
-    mutating func uint32() throws(ChunkFormatError) -> UInt32 {
-        guard remaining >= 4 else { throw .truncated }
-        var value: UInt32 = 0
-        for offset in 0..<4 { value |= UInt32(bytes[position + offset]) << UInt32(8 * offset) }
-        position += 4
-        return value
-    }
+    mutating func uint32() throws(ChunkFormatError) -> UInt32 { try littleEndian() }
 
-    mutating func uint64() throws(ChunkFormatError) -> UInt64 {
-        guard remaining >= 8 else { throw .truncated }
-        var value: UInt64 = 0
-        for offset in 0..<8 { value |= UInt64(bytes[position + offset]) << UInt64(8 * offset) }
-        position += 8
+    mutating func uint64() throws(ChunkFormatError) -> UInt64 { try littleEndian() }
+
+    /// A fixed-width little-endian integer (what ``ByteWriter`` writes for checksums and lengths).
+    private mutating func littleEndian<T: FixedWidthInteger & UnsignedInteger>() throws(ChunkFormatError) -> T {
+        let width = MemoryLayout<T>.size
+        guard remaining >= width else { throw .truncated }
+        var value: T = 0
+        for offset in 0..<width { value |= T(bytes[position + offset]) << T(8 * offset) }
+        position += width
         return value
     }
 
