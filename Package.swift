@@ -214,7 +214,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HandzColumnStoreTests",
-            dependencies: ["HandzColumnStore", "HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
+            dependencies: ["HandzColumnStore", "HandzCatalog", "HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
         ),
         .testTarget(name: "HandzQATests", dependencies: ["HandzQA", "HandzCatalog", "HandzSynthetic", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(

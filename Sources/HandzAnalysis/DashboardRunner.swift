@@ -6,11 +6,12 @@ import HandzQuery
 /// in parallel (SQLite runs one query per connection; the panels are independent). The panels'
 /// results are the same as ``StoreAnalysis/dashboard(_:fromMs:toMs:controls:)``'s, in order.
 /// Each connection is a ``StoreAnalysis`` opened with `source` and `whenLayerLags`: never a write.
+/// With an `engine` (the column store), each panel source it answers is answered there instead.
 public enum DashboardRunner {
     /// `timed` hears each panel's query time (seconds), from the worker threads, serialised.
     public static func run(_ dashboards: [DashboardDefinition], path: String, catalog: Catalog, fromMs: Int64, toMs: Int64,
                            controls: PanelControls = PanelControls(), workers: Int = 2, source: StoreAnalysis.Source = .analyticalLayer,
-                           whenLayerLags: StoreAnalysis.LaggingLayer = .readLog, timed: @escaping @Sendable (DashboardDefinition, PanelDefinition, Double) -> Void = { _, _, _ in }) throws -> [DashboardData] {
+                           whenLayerLags: StoreAnalysis.LaggingLayer = .readLog, engine: (any PanelAnswering)? = nil, timed: @escaping @Sendable (DashboardDefinition, PanelDefinition, Double) -> Void = { _, _, _ in }) throws -> [DashboardData] {
         let jobs = dashboards.indices.flatMap { d in dashboards[d].panels.indices.map { (d, $0) } }
         let state = SharedState(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
@@ -20,7 +21,7 @@ public enum DashboardRunner {
                     let (d, p) = jobs[index]
                     let panel = dashboards[d].panels[p]
                     let started = ContinuousClock.now
-                    let data = try store.panelData(panel, fromMs: fromMs, toMs: toMs, controls: controls)
+                    let data = try store.panelData(panel, fromMs: fromMs, toMs: toMs, controls: controls, engine: engine)
                     let elapsed = ContinuousClock.now - started
                     state.finish(index, data) {
                         timed(dashboards[d], panel, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)

@@ -29,11 +29,14 @@ extension StoreAnalysis {
                       panels: try dashboard.panels.map { try panelData($0, fromMs: fromMs, toMs: toMs, controls: controls) })
     }
 
-    /// One panel's sources, each run as ``PanelQuery`` resolves it.
-    public func panelData(_ panel: PanelDefinition, fromMs: Int64, toMs: Int64, controls: PanelControls = PanelControls()) throws -> PanelData {
+    /// One panel's sources, each run as ``PanelQuery`` resolves it: by `engine` when it answers
+    /// the query (the column store), else here.
+    public func panelData(_ panel: PanelDefinition, fromMs: Int64, toMs: Int64, controls: PanelControls = PanelControls(),
+                          engine: (any PanelAnswering)? = nil) throws -> PanelData {
         PanelData(panel: panel, sources: try panel.sources.map { source in
             let (query, note) = try PanelQuery.resolve(source, catalog: catalog, fromMs: fromMs, toMs: toMs, controls: controls)
-            return SourceData(label: source.label, result: try run(query), note: note, query: query)
+            let result = try engine?.answer(query) ?? run(query)
+            return SourceData(label: source.label, result: result, note: note, query: query)
         })
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandzAnalysis
+import HandzColumnStore
 import HandzAnalyticsCore
 import HandzCatalog
 import HandzDashboards
@@ -66,6 +67,9 @@ struct DashboardRender: ParsableCommand {
     @Option(help: .hidden)
     var read: ReadSource = .auto
 
+    @Option(help: "auto: the column engine for every panel it answers when the store's column copy is current, SQLite for the others; columns: insist on a current copy; sqlite: never. Same numbers.")
+    var via: AnalysisEngine = .auto
+
     func validate() throws {
         for (option, value) in [("--from", from), ("--to", to)] where value.map({ TimestampFormat.milliseconds($0) == nil }) ?? false {
             throw ValidationError("\(option) must be a UTC date (2026-03-01) or ISO-8601 time")
@@ -76,6 +80,7 @@ struct DashboardRender: ParsableCommand {
         let started = Date()
         let (catalog, dashboards) = try options.load()
         let store = try openForAnalysis(db, catalog: catalog, read: read)
+        let columns = try via.panels(db: db, catalog: catalog)
         // The days of the events not dated after their receipt (a wrong clock moves no range).
         let stored = try store.eventTimeRange()
         let day = EventQuery.dayMs
@@ -91,7 +96,7 @@ struct DashboardRender: ParsableCommand {
         var data = try usage {
             // Every connection reads what the first one chose (the log when the layer lagged).
             try DashboardRunner.run(dashboards, path: db, catalog: catalog, fromMs: fromMs, toMs: toMs, workers: workers, source: store.source,
-                                    whenLayerLags: read.whenLayerLags) { dashboard, panel, seconds in
+                                    whenLayerLags: read.whenLayerLags, engine: columns) { dashboard, panel, seconds in
                 if printTimings { FileHandle.standardError.write(Data(String(format: "%7.3f s  %@/%@\n", seconds, dashboard.id, panel.id).utf8)) }
                 let finished = done.withLock { count in count += 1; return count }
                 progress.update("rendering: \(finished)/\(total) panels, \(String(format: "%.0f", Date().timeIntervalSince(started))) s")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandzAnalysis
+import HandzColumnStore
 import HandzAnalyticsCore
 import HandzQuery
 
@@ -39,12 +40,21 @@ struct KPI: ParsableCommand {
 
     @OptionGroup var store: AnalysisStoreOptions
 
+    @Option(help: "auto: the column engine when the store's column copy is current and it answers the KPI, else SQLite; columns: insist on it; sqlite: never. Same numbers.")
+    var via: AnalysisEngine = .auto
+
     func run() throws {
         let catalog = try catalogOptions.load()
         let queries = try kpis.queries(catalog)
         let analysis = try store.open(catalog)
+        let columns = try via.panels(db: store.db, catalog: catalog)
         var reports: [KPIReport] = []
-        for query in queries { reports.append(try usage { try analysis.kpi(query) }) }
+        for query in queries {
+            reports.append(try usage {
+                if let columns, case .kpi(let report)? = try columns.answer(.kpi(query)) { return report }
+                return try analysis.kpi(query)
+            })
+        }
         print(KPIOutput.render(reports, as: store.format))
     }
 }

@@ -1,4 +1,6 @@
+import ArgumentParser
 import Foundation
+import HandzAnalyticsCore
 import HandzColumnStore
 import HandzQuery
 import HandzSQLite
@@ -25,5 +27,28 @@ enum ColumnSealing {
         let store = try ColumnStore(directory: directory)
         let log = try SQLiteDatabase(path: db, readOnly: true)
         return try store.isCurrent(with: log) ? store : nil
+    }
+
+    /// The column engine for the panels and KPIs of `db` when its column store is current, with
+    /// the store's `install_first_seen` (read-only); nil otherwise.
+    static func currentPanels(db: String, catalog: Catalog) throws -> ColumnPanels? {
+        guard let store = try currentStore(db: db) else { return nil }
+        return ColumnPanels(store: store, catalog: catalog, firstSeen: try InstallFirstSeenTimes(database: try SQLiteDatabase(path: db, readOnly: true)))
+    }
+}
+
+/// `--via auto|columns|sqlite` for `kpi` and `dashboard render`: which engine answers. `auto`,
+/// the default, is the column engine when the store's column copy is current, for every query it
+/// answers, and SQLite for the others; `columns` insists on a current column copy; `sqlite` never
+/// reads it. Same numbers (the tests hold the engines together).
+enum AnalysisEngine: String, ExpressibleByArgument, CaseIterable {
+    case auto, columns, sqlite
+
+    /// The column engine to try first, per this choice.
+    func panels(db: String, catalog: Catalog) throws -> ColumnPanels? {
+        guard self != .sqlite else { return nil }
+        if let panels = try ColumnSealing.currentPanels(db: db, catalog: catalog) { return panels }
+        if self == .columns { throw CleanFailure("the column store of \(db) is not current: `handz-analytics layer --db \(db)` seals it") }
+        return nil
     }
 }

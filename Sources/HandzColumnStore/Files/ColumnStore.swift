@@ -1,6 +1,7 @@
 import HandzAnalyticsCore
 import HandzSQLite
 import HandzStore
+import Synchronization
 
 /// A column store opened for reading: its manifest, its string dictionary, and its chunks read on
 /// demand. It lives in a directory beside the SQLite log (``directory(forDatabase:)``). Readers
@@ -14,6 +15,8 @@ public final class ColumnStore: @unchecked Sendable {
     public let manifest: ColumnManifest
     /// The string dictionary (the UUID half empty until ``uuidDictionary()``).
     public let strings: Dictionaries
+    /// One key per distinct text across column types (``TextKeys``).
+    public let textKeys: TextKeys
 
     /// `handz-events.sqlite` → `handz-events.sqlite.columns` (HandzStore's `ColumnStoreCopy`).
     public static func directory(forDatabase path: String) -> String { ColumnStoreCopy.directory(forDatabase: path) }
@@ -26,7 +29,10 @@ public final class ColumnStore: @unchecked Sendable {
         } else {
             manifest = .empty
         }
-        strings = Dictionaries(uuids: [], strings: try Self.readStrings(directory, manifest))
+        let strings = Dictionaries(uuids: [], strings: try Self.readStrings(directory, manifest))
+        self.strings = strings
+        let manifest = manifest
+        textKeys = try TextKeys(strings: strings) { () throws(ColumnStoreError) in try Self.readUUIDs(directory, manifest) }
     }
 
     static func readStrings(_ directory: String, _ manifest: ColumnManifest) throws(ColumnStoreError) -> [String] {
@@ -47,10 +53,16 @@ public final class ColumnStore: @unchecked Sendable {
         } catch { throw ColumnStoreError(error, file: file.file) }
     }
 
-    /// Both dictionaries, the UUIDs read now.
+    /// Both dictionaries, the UUIDs read on the first call (then kept: the store is immutable).
     public func uuidDictionary() throws(ColumnStoreError) -> Dictionaries {
-        Dictionaries(uuids: try Self.readUUIDs(directory, manifest), strings: strings.strings)
+        try loadedUUIDs.withLock { loaded throws(ColumnStoreError) in
+            if let loaded { return loaded }
+            let both = Dictionaries(uuids: try Self.readUUIDs(directory, manifest), strings: strings.strings)
+            loaded = both
+            return both
+        }
     }
+    private let loadedUUIDs = Mutex<Dictionaries?>(nil)
 
     /// Reads and checks one chunk's header (its blocks are checked as they are read).
     public func chunk(_ entry: ColumnManifest.ChunkEntry) throws(ColumnStoreError) -> ChunkFile {

@@ -13,6 +13,9 @@ struct ChunkColumns {
         self.file = file
     }
 
+    /// The column's values, nil when the chunk lacks it.
+    func valuesIfPresent(_ name: String) throws(ColumnStoreError) -> ColumnValues? { try values(name) }
+
     private func values(_ name: String) throws(ColumnStoreError) -> ColumnValues? {
         do { return try chunk.column(name) } catch { throw ColumnStoreError(error, file: file) }
     }
@@ -74,6 +77,42 @@ struct ChunkColumns {
             return words.map { IntegerCell.value($0).map(String.init) }
         case .times, .ids:
             return Array(repeating: nil, count: chunk.rows)
+        }
+    }
+
+    /// A text column every row has (the install), as ``TextKeys``.
+    func keys(_ name: String, _ keys: TextKeys) throws(ColumnStoreError) -> [UInt64] {
+        guard let type = chunk.entry(name)?.type else { throw ColumnStoreError(.corruptFile, file: file, reason: "no column \(name)") }
+        return keys.keys(try codes(name), type: type)
+    }
+
+    /// Each row's value as text, keyed (``TextKeys``; 0 absent) — what SQL compares as text.
+    func textKeys(_ name: String, _ keys: TextKeys) throws(ColumnStoreError) -> [UInt64] {
+        guard let entry = chunk.entry(name), let values = try values(name) else { return Array(repeating: 0, count: chunk.rows) }
+        switch values {
+        case .codes(let codes): return keys.keys(codes, type: entry.type)
+        case .integers(let words): return words.map(TextKeys.integerKey)
+        case .times, .ids: return Array(repeating: 0, count: chunk.rows)
+        }
+    }
+
+    /// Each row's value as an integer (nil absent): an integer column's values; a text column's
+    /// values that are decimal integers (SQL's cast of the text); nothing else. A validated store
+    /// holds integer properties as integers (CH33 §1, the catalog's types), so the other cases
+    /// are only there to read as SQL would.
+    func integers(_ name: String, dictionaries: Dictionaries) throws(ColumnStoreError) -> [Int64?] {
+        guard let entry = chunk.entry(name), let values = try values(name) else { return Array(repeating: nil, count: chunk.rows) }
+        switch values {
+        case .integers(let words): return words.map(IntegerCell.value)
+        case .codes(let codes) where entry.type == .string:
+            var cache: [UInt32: Int64?] = [:]
+            return codes.map { code in
+                if let known = cache[code] { return known }
+                let value = dictionaries.string(code).flatMap { Int64($0) }
+                cache[code] = value
+                return value
+            }
+        default: return Array(repeating: nil, count: chunk.rows)
         }
     }
 }

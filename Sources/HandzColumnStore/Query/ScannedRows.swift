@@ -1,0 +1,90 @@
+import HandzAnalyticsCore
+import HandzQuery
+
+/// What to read from the chunks: which events, which time range, which matches as bits, and
+/// which columns — the rows a KPI's `ae` or an event query's `ev` CTE selects.
+struct ScanRequest {
+    /// nil: every event (the session measures read them all).
+    var events: Set<String>?
+    /// Event times in [fromMs, toMs); nil for all time.
+    var fromMs: Int64?
+    var toMs: Int64?
+    var matchers = RowMatchers()
+    /// Catalog properties (or envelope fields) read as text keys, in this order.
+    var textColumns: [String] = []
+    /// Catalog properties read as integers, in this order.
+    var integerColumns: [String] = []
+    var withIDs = false
+    var withSessions = false
+}
+
+/// The rows of a ``ScanRequest``, chunk after chunk, in flat arrays (one element per row): the
+/// install as a dense actor number, the session as a dense number (-1 absent, which SQL groups
+/// as one NULL session), the time, the event id when asked, the event's index in
+/// ``eventNames``, the match bits and the asked columns.
+struct ScannedRows {
+    var actor: [Int32] = []
+    var session: [Int32] = []
+    var time: [Int64] = []
+    var ids: [UUIDWords] = []
+    var event: [Int32] = []
+    var masks: [UInt32] = []
+    var texts: [[UInt64]]
+    var integers: [[Int64?]]
+    /// Actor number → the install's text key; session number → the session's.
+    var installs = DenseNumbers()
+    var sessions = DenseNumbers()
+    var eventNames: [String] = []
+
+    var count: Int { time.count }
+
+    init(_ request: ScanRequest, store: ColumnStore) throws(ColumnStoreError) {
+        texts = Array(repeating: [], count: request.textColumns.count)
+        integers = Array(repeating: [], count: request.integerColumns.count)
+        let textColumns = request.textColumns.map(RowMatchers.columnName)
+        let integerColumns = request.integerColumns.map(RowMatchers.columnName)
+        let lower = request.fromMs ?? .min, upper = request.toMs ?? .max
+        for entry in store.manifest.chunks where (request.events?.contains(entry.event) ?? true) && entry.maxTimeMs >= lower && entry.minTimeMs < upper {
+            let read = ChunkColumns(chunk: try store.chunk(entry), file: entry.file)
+            let times = try read.times(ColumnName.eventTime)
+            let whole = entry.minTimeMs >= lower && entry.maxTimeMs < upper
+            let rows = whole ? Array(0..<read.chunk.rows) : (0..<read.chunk.rows).filter { times[$0] >= lower && times[$0] < upper }
+            guard !rows.isEmpty else { continue }
+            let eventIndex: Int32
+            if let index = eventNames.firstIndex(of: entry.event) { eventIndex = Int32(index) } else {
+                eventIndex = Int32(eventNames.count)
+                eventNames.append(entry.event)
+            }
+            let installKeys = try read.keys(ColumnName.installID, store.textKeys)
+            let masks = try request.matchers.masks(read, strings: store.strings)
+            let sessionKeys = request.withSessions ? try read.textKeys(ColumnName.sessionID, store.textKeys) : []
+            let ids = request.withIDs ? try read.ids() : []
+            let textValues = try textColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) }
+            let integerValues = try integerColumns.map { name throws(ColumnStoreError) in try read.integers(name, dictionaries: store.strings) }
+            reserve(rows.count)
+            for row in rows {
+                actor.append(installs.number(installKeys[row]))
+                time.append(times[row])
+                event.append(eventIndex)
+                self.masks.append(masks[row])
+                if request.withSessions { session.append(sessionKeys[row] == 0 ? -1 : sessions.number(sessionKeys[row])) }
+                if request.withIDs { self.ids.append(ids[row]) }
+            }
+            for (index, values) in textValues.enumerated() { texts[index].append(contentsOf: rows.lazy.map { values[$0] }) }
+            for (index, values) in integerValues.enumerated() { integers[index].append(contentsOf: rows.lazy.map { values[$0] }) }
+        }
+    }
+
+    private mutating func reserve(_ more: Int) {
+        let wanted = count + more
+        guard actor.capacity < wanted else { return }
+        let capacity = max(wanted, actor.capacity * 2)
+        actor.reserveCapacity(capacity)
+        time.reserveCapacity(capacity)
+        event.reserveCapacity(capacity)
+        masks.reserveCapacity(capacity)
+    }
+
+    /// Whether row `row` has every bit of `bit`.
+    @inline(__always) func has(_ row: Int, _ bit: UInt32) -> Bool { masks[row] & bit != 0 }
+}
