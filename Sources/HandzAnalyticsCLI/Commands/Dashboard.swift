@@ -105,7 +105,8 @@ struct DashboardRender: ParsableCommand {
         progress.finish()
         // Funnel panels over several catalog versions say what some could not send
         // (docs/catalog-releases.md, "Analysis across versions").
-        let versions = try store.catalogVersions(fromMs: fromMs, toMs: toMs)
+        // From the column store's per-chunk rollup when it answers (a scan of the layer otherwise).
+        let versions = try columns?.store.catalogVersions(fromMs: fromMs, toMs: toMs) ?? store.catalogVersions(fromMs: fromMs, toMs: toMs)
         let availability = try options.catalogOptions.availability(current: catalog)
         for dashboard in data.indices {
             data[dashboard].addFunnelNotes { availability.notes(for: $0, dataVersions: versions) }
