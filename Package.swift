@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(name: "HandzLintTests", dependencies: ["HandzLint", "HandzTestSupport", "HandzAnalyticsCLI"]),
         .testTarget(
             name: "HandzQueryTests",
-            dependencies: ["HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
+            dependencies: ["HandzQuery", "HandzAnalysis", "HandzColumnStore", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
         ),
         .testTarget(
             name: "HandzColumnStoreTests",

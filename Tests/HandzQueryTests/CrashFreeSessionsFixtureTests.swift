@@ -21,11 +21,10 @@ import Testing
         let kpi = try #require(RepositoryCatalog.catalog.kpis.first { $0.id == "crash_free_sessions" })
         let store = try FixtureStore(events)
         defer { store.remove() }
-        let analysis = try store.analysis()
-        let report = try analysis.kpi(KPIQuery(kpi: kpi, fromMs: from, toMs: to))
+        let report = try store.kpi(KPIQuery(kpi: kpi, fromMs: from, toMs: to))
         let days = (to - from + Self.day - 1) / Self.day
         let query = EventQuery(kind: .sessionShare, match: EventMatch(events: ["crash_reported"]), rollingDays: max(days, 2), sessionKey: "crashed_session_id")
-        return (report, try analysis.eventQuery(query, fromMs: from, toMs: to))
+        return (report, try store.eventQuery(query, fromMs: from, toMs: to))
     }
 
     /// The KPI's (numerator, denominator, left_out) as the session share's last rolling point.
@@ -135,6 +134,7 @@ import Testing
             let (from, to) = (Self.base + Self.day, Self.base + 10 * Self.day)
             let expected = try log.eventQuery(query, fromMs: from, toMs: to)
             #expect(try layer.eventQuery(query, fromMs: from, toMs: to) == expected, "rolling \(rollingDays) days")
+            #expect(try store.eventQuery(query, fromMs: from, toMs: to) == expected, "rolling \(rollingDays) days: the column engine")
             guard case .sessions(let daily, let rolling) = expected else { Issue.record("not a session share"); return }
             #expect(daily.count > 5 && rolling.contains { $0.numerator < $0.denominator }, "the data has days and crashes")
         }

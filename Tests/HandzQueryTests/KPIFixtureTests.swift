@@ -12,7 +12,7 @@ import Testing
         let kpi = try #require(RepositoryCatalog.catalog.kpis.first { $0.id == id })
         let store = try FixtureStore(events)
         defer { store.remove() }
-        return try store.analysis().kpi(KPIQuery(kpi: kpi, fromMs: from, toMs: to))
+        return try store.kpi(KPIQuery(kpi: kpi, fromMs: from, toMs: to))
     }
 
     @Test("activation counts saves at or after install time and at most 24 h later; earlier installs are not in the cohort")

@@ -7,8 +7,8 @@ import HandzQuery
 /// the same distinct counts (a NULL session is not a session), the same lower quantiles. The
 /// tests hold every panel to the SQL.
 ///
-/// `session_share` (crash-free sessions) reads every event of all time and is left to the SQLite
-/// path, which reads it in one pass (``supports(_:)``).
+/// `session_share` without a session key (the per-day `sessions_without`, which no dashboard
+/// uses) is left to the SQL path (``supports(_:)``).
 public struct ColumnEventQuery {
     public let store: ColumnStore
     public let catalog: Catalog
@@ -18,7 +18,7 @@ public struct ColumnEventQuery {
         self.catalog = catalog
     }
 
-    public static func supports(_ query: EventQuery) -> Bool { query.kind != .sessionShare }
+    public static func supports(_ query: EventQuery) -> Bool { query.kind != .sessionShare || query.sessionKey != nil }
 
     static let matchBit: UInt32 = 1, denominatorBit: UInt32 = 2
 
@@ -66,7 +66,7 @@ public struct ColumnEventQuery {
             guard case .ratio(let numerator, let denominator) = report.rows else { preconditionFailure("followed_by is a ratio") }
             return .conversion(numerator: numerator, denominator: denominator)
         case .sessionShare:
-            preconditionFailure("not supported on the column engine")
+            return try sessionShare(query, fromMs: fromMs, toMs: toMs)
         }
     }
 

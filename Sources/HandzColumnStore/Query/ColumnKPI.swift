@@ -6,8 +6,7 @@ import HandzQuery
 /// integers — the same definitions, row for row; the tests hold every KPI to the SQL.
 ///
 /// Per install (CH33 §3.1). ``supports(_:)`` leaves per-user runs (`--actor user`: the user map
-/// is not in the chunks yet) and `sessions_without_report` (every event of all time; already
-/// read in one pass on the SQLite path) to the SQL path.
+/// is not in the chunks yet) to the SQL path.
 public struct ColumnKPI {
     public let store: ColumnStore
     public let catalog: Catalog
@@ -21,7 +20,7 @@ public struct ColumnKPI {
     }
 
     public static func supports(_ query: KPIQuery) -> Bool {
-        query.actor == .install && query.source == .table && query.kpi.measure != .sessionsWithoutReport
+        query.actor == .install && query.source == .table
     }
 
     /// The `ae` flags as bits.
@@ -33,6 +32,7 @@ public struct ColumnKPI {
         precondition(Self.supports(query), "ColumnKPI.run on a KPI it does not answer")
         // The same checks, and so the same errors, as the SQL (range, whole weeks, properties).
         _ = try KPISQLBuilder(catalog: catalog, dialect: .sqlite).sql(query)
+        if query.kpi.measure == .sessionsWithoutReport { return try sessionsWithoutReport(query) }
         let kpi = query.kpi
         let rows = try ScannedRows(request(query), store: store)
         let (f, t) = (query.fromMs, query.toMs)
@@ -160,7 +160,7 @@ public struct ColumnKPI {
             let counted = flags.values.filter(\.population)
             return KPIReport(query: query, rows: .ratio(numerator: Int64(counted.filter { !$0.bad }.count), denominator: Int64(counted.count)))
         case .sessionsWithoutReport:
-            preconditionFailure("not supported on the column engine")
+            preconditionFailure("answered above")
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HandzAnalysis
 import HandzAnalyticsCore
+import HandzColumnStore
 import HandzQuery
 import HandzSQLite
 import HandzStore
@@ -41,7 +42,8 @@ struct FixtureEvent {
 }
 
 /// A real store file (the store's own schema) holding fixture events, analysed with the
-/// SQLite SQL the builders write.
+/// SQLite SQL the builders write, and its column store sealed beside it: every fixture holds
+/// the column engine to the same hand-computed numbers (issue 33).
 struct FixtureStore {
     let directory: URL
     let path: String
@@ -52,6 +54,7 @@ struct FixtureStore {
         try Self.insert(events, path: path)
         // Folded as a writer leaves it (`serve`, `import`): analysis reads the layer, never folds.
         try SQLiteEventStore.prepareForQueries(path: path)
+        try LogSealer().seal(try SQLiteDatabase(path: path), into: try ColumnStoreWriter(directory: ColumnStore.directory(forDatabase: path)))
     }
 
     private static func insert(_ events: [FixtureEvent], path: String) throws {
@@ -75,12 +78,37 @@ struct FixtureStore {
 
     func analysis() throws -> StoreAnalysis { try StoreAnalysis(path: path, catalog: RepositoryCatalog.catalog) }
 
+    /// The column engine on the sealed copy.
+    func columns() throws -> ColumnPanels {
+        ColumnPanels(store: try ColumnStore(directory: ColumnStore.directory(forDatabase: path)), catalog: RepositoryCatalog.catalog,
+                     firstSeen: try InstallFirstSeenTimes(database: try SQLiteDatabase(path: path, readOnly: true)))
+    }
+
+    /// The KPI on SQLite, checked against the column engine.
+    func kpi(_ query: KPIQuery) throws -> KPIReport {
+        let report = try analysis().kpi(query)
+        if case .kpi(let columns)? = try columns().answer(.kpi(query)) { #expect(columns == report, "the column engine differs on \(query.kpi.id)") }
+        return report
+    }
+
+    /// The event query on SQLite, checked against the column engine.
+    func eventQuery(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws -> EventQueryResult {
+        let result = try analysis().eventQuery(query, fromMs: fromMs, toMs: toMs)
+        if case .query(let columns)? = try columns().answer(.events(query, fromMs: fromMs, toMs: toMs)) {
+            #expect(columns == result, "the column engine differs on \(query.kind)")
+        }
+        return result
+    }
+
     /// The funnel's rows as the SQL returns them (breakdown, step) → (actors, median ms).
     func funnel(_ query: FunnelQuery) throws -> [FunnelKey: FunnelValue] {
         // Both ways the embedded store runs a funnel: the chain walk and the SQL.
         let analysis = try analysis()
         let report = try analysis.funnel(query)
         #expect(FunnelKey.table(try analysis.funnelBySQL(query)) == FunnelKey.table(report), "chain walk and SQL differ")
+        if case .funnel(let columns)? = try columns().answer(.funnel(query)) {
+            #expect(FunnelKey.table(columns) == FunnelKey.table(report), "the column engine differs")
+        }
         return FunnelKey.table(report)
     }
 }

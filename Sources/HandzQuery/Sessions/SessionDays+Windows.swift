@@ -1,4 +1,3 @@
-import HandzQuery
 
 /// The `session_share` rows (``EventStatement/Part/sessions``) from the session days, computed
 /// here instead of by the rest of ``EventQuerySQLBuilder/sessionShareOverDays(_:fromMs:toMs:)``:
@@ -11,7 +10,7 @@ extension SessionDays {
     /// the windows that have a session; day ≤ the range's last day). A session counts in a window
     /// when it has a day there; it is bad there when a report names it or one of its days there is
     /// unnamed; an install's last session, not bad, is left out (unknown), as in the KPI.
-    func sessionShareRows(rollingDays: Int64) -> [ResultRow] {
+    public func sessionShareRows(rollingDays: Int64) -> [ResultRow] {
         let lastDay = Int((toMs - fromMs - 1) / EventQuery.dayMs)
         let span = Int(rollingDays) - 1
         var entries: [(session: Int32, day: Int32, bad: Bool, last: Bool)] = rows().map { (Int32($0.session), Int32($0.day), $0.bad, $0.last) }

@@ -1,6 +1,4 @@
 import HandzAnalyticsCore
-import HandzQuery
-import HandzSQLite
 
 /// The `sd(session, day, bad, lst)` relation of a `session_share` with a session key (crash-free
 /// sessions, CH33 §5.2 Quality, §6.11, §7.1), built from one pass over every stored event in any
@@ -16,12 +14,15 @@ import HandzSQLite
 /// Ids are compared as SQL compares them: a missing id (NULL) equals nothing but groups with
 /// the other missing ones; an id the layer keeps as text (not a canonical UUID) equals only the
 /// same text.
-struct SessionDays {
-    /// An id as the layer holds it.
-    enum ID: Hashable {
+public struct SessionDays {
+    /// An id as the store holds it.
+    public enum ID: Hashable {
         case uuid(UUIDWords)
         case text(String)
         case missing
+        /// An id the column store keys (`HandzColumnStore.TextKeys`: one key per distinct text);
+        /// a reader uses either keys or the other cases, never both.
+        case key(UInt64)
     }
 
     /// An install's event that is last by (time, id) so far, and its session's number.
@@ -47,7 +48,7 @@ struct SessionDays {
     /// (session number << 32 | day) → 1 when unnamed (`sb`).
     private var days = WordPairTable(capacity: 1 << 16)
 
-    init(fromMs: Int64, toMs: Int64) {
+    public init(fromMs: Int64, toMs: Int64) {
         self.fromMs = fromMs
         self.toMs = toMs
     }
@@ -59,6 +60,10 @@ struct SessionDays {
         case .uuid(let words):
             if let known = uuidNumbers.value(words.high, words.low) { return known }
             uuidNumbers.set(words.high, words.low, next)
+        case .key(let key):
+            // In the same table under a high word no UUID of version 4 or 7 has (version 15).
+            if let known = uuidNumbers.value(.max, key) { return known }
+            uuidNumbers.set(.max, key, next)
         case .text(let text):
             if let known = textNumbers[text] { return known }
             textNumbers[text] = next
@@ -73,7 +78,7 @@ struct SessionDays {
 
     /// One stored event. `isReport`: it matches the query's `match`; `named`: the session its key
     /// names (nil when absent, or when it is not a report).
-    mutating func add(install: ID, session: ID, timeMs: Int64, eventID: UUIDWords, isReport: Bool, named: ID?) {
+    public mutating func add(install: ID, session: ID, timeMs: Int64, eventID: UUIDWords, isReport: Bool, named: ID?) {
         if isReport, let named { reported[Int(number(named))] = true }
         let sessionNumber = number(session)
         noteLast(install: install, Last(timeMs: timeMs, eventID: eventID, session: sessionNumber))
@@ -87,7 +92,7 @@ struct SessionDays {
     /// day, the last of them at (`lastTimeMs`, `lastEventID`). With `fromMs` and `toMs` on UTC
     /// midnights, the rollup's rows and the reports (``addReport(session:timeMs:named:)``) give the
     /// state that ``add(install:session:timeMs:eventID:isReport:named:)`` gives from every event.
-    mutating func addSessionDay(install: ID, session: ID, utcDay: Int64, lastTimeMs: Int64, lastEventID: UUIDWords) {
+    public mutating func addSessionDay(install: ID, session: ID, utcDay: Int64, lastTimeMs: Int64, lastEventID: UUIDWords) {
         let sessionNumber = number(session)
         noteLast(install: install, Last(timeMs: lastTimeMs, eventID: lastEventID, session: sessionNumber))
         let dayStart = utcDay * EventQuery.dayMs
@@ -105,7 +110,7 @@ struct SessionDays {
 
     /// One report (an event matching the query's `match`), after every rollup row: a named session
     /// is bad; a report without the key makes its own session's day bad.
-    mutating func addReport(session: ID, timeMs: Int64, named: ID?) {
+    public mutating func addReport(session: ID, timeMs: Int64, named: ID?) {
         if let named {
             reported[Int(number(named))] = true
             return
@@ -125,7 +130,7 @@ struct SessionDays {
     /// The KPI over the range: the sessions with an event in it, each bad when a report names it or
     /// any of its days there is unnamed, unknown when last of its install and not bad. `known`
     /// counts the bad and the not-last ones, `good` the known ones not bad.
-    func sessionTotals() -> (good: Int64, known: Int64, unknown: Int64) {
+    public func sessionTotals() -> (good: Int64, known: Int64, unknown: Int64) {
         let isLast = lastSessions()
         // By session number: −1 no day in range, else 1 when any of its days is unnamed.
         var unnamedSessions = [Int8](repeating: -1, count: reported.count)

@@ -3,14 +3,14 @@
 /// numbers. One multiply-and-shift mix per lookup, where `Dictionary` runs SipHash through
 /// `Hasher`: with enum keys, hashing and probing were about 40% of the crash-free sessions read
 /// (perf, 20,000 installs × 30 days, BENCHMARKS.md "The store split").
-struct WordPairTable {
+public struct WordPairTable {
     private var highs: [UInt64]
     private var lows: [UInt64]
     /// −1: an empty slot.
     private var values: [Int32]
     private(set) var count = 0
 
-    init(capacity: Int = 1 << 12) {
+    public init(capacity: Int = 1 << 12) {
         var slots = 16
         while slots < capacity * 2 { slots <<= 1 }
         highs = Array(repeating: 0, count: slots)
@@ -31,13 +31,13 @@ struct WordPairTable {
     }
 
     /// The key's value, nil when absent.
-    func value(_ high: UInt64, _ low: UInt64) -> Int32? {
+    public func value(_ high: UInt64, _ low: UInt64) -> Int32? {
         let value = values[slot(high, low)]
         return value >= 0 ? value : nil
     }
 
     /// Sets the key's value (`value` ≥ 0), adding the key when absent.
-    mutating func set(_ high: UInt64, _ low: UInt64, _ value: Int32) {
+    public mutating func set(_ high: UInt64, _ low: UInt64, _ value: Int32) {
         precondition(value >= 0, "WordPairTable holds non-negative values")
         let index = slot(high, low)
         if values[index] < 0 {
@@ -54,7 +54,7 @@ struct WordPairTable {
     }
 
     /// Every (high, low, value), in no particular order.
-    func forEach(_ body: (UInt64, UInt64, Int32) -> Void) {
+    public func forEach(_ body: (UInt64, UInt64, Int32) -> Void) {
         for index in values.indices where values[index] >= 0 { body(highs[index], lows[index], values[index]) }
     }
 
