@@ -42,8 +42,7 @@ import Testing
                 }
             }
         }
-        // All but F4 (keyed by a plan), in both passes.
-        #expect(left <= 2, "sources left to SQLite: \(left)")
+        #expect(left == 0, "sources left to SQLite: \(left)")
         #expect(answered >= 70, "sources answered by the column engine: \(answered)")
     }
 

@@ -34,7 +34,7 @@ struct Funnel: ParsableCommand {
                 } else if via == .columns {
                     throw CleanFailure(ColumnFunnel.supports(query)
                         ? "the column store of \(store.db) is not current: `handz-analytics layer --db \(store.db)` seals it"
-                        : "the column engine does not answer this funnel yet (across people, keyed by an id, or per user): use --via walk")
+                        : "the column engine does not answer per-user funnels yet (the user map is not in the column store): use --via walk")
                 }
                 report = try analysis.funnel(query)
             case .walk: report = try analysis.funnel(query)

@@ -6,10 +6,14 @@ import HandzQuery
 /// the rows handed to `FunnelEvaluator` (HandzQuery) — the walk the SQLite path uses, so the numbers are the
 /// same by construction where the rows are; the tests hold the two together.
 ///
-/// Answers single-actor funnels per install (F0, F1, F3, ad-hoc funnels, breakdowns), a success
-/// on any event included (F1's: read, after the steps, only in each install's success window,
-/// the way the SQLite walk reads it); ``supports(_:)`` says so, and the caller runs the others
-/// (across people, keyed by an id, per user, `first_by`) on the SQL path.
+/// Answers every funnel per install: single-actor ones (F0, F1, F3, ad-hoc funnels, breakdowns),
+/// a success on any event (F1's: read, after the steps, only in each install's success window,
+/// the way the SQLite walk reads it), keyed chains (F4: the chain key's text per row), funnels
+/// across people (F2: each link property's text per row) and a success counted once per value
+/// (`first_by`: the first success of each (install, value) over all stored data, read before the
+/// range). Ids reach the evaluator as ``TextKeys`` ("k" + key), which it only compares for
+/// equality, as SQL compares their text. Per user (`--actor user`) is left to the SQL path
+/// (``supports(_:)``): the user map is not in the chunks yet.
 public struct ColumnFunnel {
     public let store: ColumnStore
     public let catalog: Catalog
@@ -20,9 +24,7 @@ public struct ColumnFunnel {
     }
 
     public static func supports(_ query: FunnelQuery) -> Bool {
-        guard query.actor == .install, query.source == .table, query.funnel.handoffIndex == nil, query.funnel.chainKey == nil else { return false }
-        guard let success = query.funnel.successCondition else { return true }
-        return success.firstBy == nil && success.differs == nil
+        query.actor == .install && query.source == .table
     }
 
     public func run(_ query: FunnelQuery) throws -> FunnelReport {
@@ -39,6 +41,18 @@ public struct ColumnFunnel {
         }
         let names = matchers.eventNames
         let breakdownColumn = query.breakdown.map(RowMatchers.columnName)
+        let funnel = query.funnel
+        // The values the evaluator links or keys on, per row: each link property's text (across
+        // people), or the chain key's (keyed: the property its event carries).
+        let linkColumns = funnel.handoffIndex == nil ? [] : FunnelSQLBuilder.linkProperties(funnel).map(RowMatchers.columnName)
+        let chainKey = funnel.chainKey.map { Dictionary($0.map { ($0.event, RowMatchers.columnName($0.property)) }, uniquingKeysWith: { first, _ in first }) }
+        // Keyed: a later step needs the id its chain is keyed by (a missing id never links).
+        let keyedSteps: [(bit: UInt32, column: String)] = chainKey == nil ? [] : funnel.steps.enumerated().compactMap { index, step in
+            guard index > 0, let link = step.link else { return nil }
+            return (UInt32(1) << UInt32(index), RowMatchers.columnName(link.property))
+        }
+        let successBit = UInt32(1) << UInt32(funnel.steps.count)
+        let firsts = try funnel.successCondition.flatMap { success in try success.firstBy.map { try firstSuccesses(success, property: $0, before: horizon) } }
 
         var evaluator = FunnelEvaluator(query: query)
         var actors = ActorNumbers()
@@ -50,6 +64,9 @@ public struct ColumnFunnel {
             let ids = try read.ids()
             let (always, filtered) = try matchers.plan(read, strings: store.strings)
             let labels = try breakdownColumn.map { try read.labels($0, dictionaries: store.strings) }
+            var valueColumns = try linkColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) }
+            if let chainKey { valueColumns = [try chainKey[chunk.eventName].map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) } ?? Array(repeating: 0, count: chunk.rows)] }
+            let keyedChecks = try keyedSteps.map { step throws(ColumnStoreError) in (step.bit, try read.textKeys(step.column, store.textKeys)) }
             for row in 0..<chunk.rows {
                 let time = times[row]
                 guard time >= query.fromMs, time < horizon else { continue }
@@ -58,14 +75,43 @@ public struct ColumnFunnel {
                     let code = Int(check.codes[row])
                     return code < check.allowed.count && check.allowed[code]
                 }) { mask |= bit }
+                for (bit, keys) in keyedChecks where keys[row] == 0 { mask &= ~bit }
+                if let firsts, mask & successBit != 0, !firsts.contains(ids[row]) { mask &= ~successBit }
                 let actor = actors.number(installs[row], &evaluator)
-                evaluator.add(actorNumber: actor, timeMs: time, eventID: ids[row], steps: mask, breakdown: labels?[row])
+                evaluator.add(actorNumber: actor, timeMs: time, eventID: ids[row], steps: mask, breakdown: labels?[row],
+                              values: valueColumns.map { $0[row] == 0 ? nil : "k\($0[row])" })
             }
         }
         if let success = query.funnel.successCondition, success.events.isEmpty {
             try addSuccessOnAnyEvent(success, stepEvents: names, into: &evaluator)
         }
         return evaluator.report()
+    }
+
+    /// `first_by` (F2: a flow's first save): the ids of the success events that are the first, by
+    /// (time, id), of their install and value over all stored data before `horizon` — the SQL's
+    /// `ROW_NUMBER() OVER (PARTITION BY actor, sx0, fv ORDER BY t, id) = 1` on rows that match
+    /// the success and carry the value.
+    func firstSuccesses(_ success: FunnelSuccess, property: String, before horizon: Int64) throws -> Set<UUIDWords> {
+        var matchers = RowMatchers()
+        matchers.add(bit: 1, events: success.events, filters: success.filters, catalog: catalog, strings: store.strings)
+        let column = RowMatchers.columnName(property)
+        struct InstallValue: Hashable { var install: UInt64; var value: UInt64 }
+        var first: [InstallValue: (time: Int64, id: UUIDWords)] = [:]
+        for entry in store.chunks(events: Set(success.events), fromMs: .min, toMs: horizon) {
+            let read = ChunkColumns(chunk: try store.chunk(entry), file: entry.file)
+            let masks = try matchers.masks(read, strings: store.strings)
+            let values = try read.textKeys(column, store.textKeys)
+            let installs = try read.keys(ColumnName.installID, store.textKeys)
+            let times = try read.times(ColumnName.eventTime)
+            let ids = try read.ids()
+            for row in 0..<read.chunk.rows where masks[row] != 0 && values[row] != 0 && times[row] < horizon {
+                let key = InstallValue(install: installs[row], value: values[row])
+                if let known = first[key], (known.time, known.id) < (times[row], ids[row]) { continue }
+                first[key] = (times[row], ids[row])
+            }
+        }
+        return Set(first.values.map(\.id))
     }
 
     /// F1's success, "an event after signup_success that says user_state = free", on events that
