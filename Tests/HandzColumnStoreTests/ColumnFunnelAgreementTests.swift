@@ -43,12 +43,14 @@ import Testing
         }
     }
 
-    @Test("per-user funnels are left to the SQL path (the user map is not in the chunks)")
-    func unsupportedShapes() throws {
-        let (from, to) = (SimulatedStore.fromMs, data.toMs)
+    @Test("every catalog funnel per user (installs resolved to their user_id): the column engine agrees with the SQL on the log")
+    func perUser() throws {
+        let engine = ColumnFunnel(store: try ColumnStore(directory: data.columnsDirectory), catalog: catalog)
+        let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
         for funnel in catalog.funnels {
-            #expect(ColumnFunnel.supports(FunnelQuery(funnel: funnel, fromMs: from, toMs: to)), "\(funnel.id)")
-            #expect(!ColumnFunnel.supports(FunnelQuery(funnel: funnel, fromMs: from, toMs: to, actor: .user)), "\(funnel.id)")
+            let query = FunnelQuery(funnel: funnel, fromMs: SimulatedStore.fromMs, toMs: data.toMs, actor: .user)
+            let columns = try engine.run(query)
+            #expect(columns == (try log.funnelBySQL(query)), "\(funnel.id) per user")
         }
     }
 }

@@ -64,6 +64,17 @@ public final class ColumnStore: @unchecked Sendable {
     }
     private let loadedUUIDs = Mutex<Dictionaries?>(nil)
 
+    /// Each install's user (``UserMap``), read from every chunk on the first call, then kept.
+    public func userMap() throws(ColumnStoreError) -> UserMap {
+        try loadedUserMap.withLock { loaded throws(ColumnStoreError) in
+            if let loaded { return loaded }
+            let map = try UserMap(store: self)
+            loaded = map
+            return map
+        }
+    }
+    private let loadedUserMap = Mutex<UserMap?>(nil)
+
     /// Reads and checks one chunk's header (its blocks are checked as they are read).
     public func chunk(_ entry: ColumnManifest.ChunkEntry) throws(ColumnStoreError) -> ChunkFile {
         let chunk = try ChunkReading(directory: directory).chunk(entry)

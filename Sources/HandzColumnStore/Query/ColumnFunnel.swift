@@ -12,8 +12,7 @@ import HandzQuery
 /// across people (F2: each link property's text per row) and a success counted once per value
 /// (`first_by`: the first success of each (install, value) over all stored data, read before the
 /// range). Ids reach the evaluator as ``TextKeys`` ("k" + key), which it only compares for
-/// equality, as SQL compares their text. Per user (`--actor user`) is left to the SQL path
-/// (``supports(_:)``): the user map is not in the chunks yet.
+/// equality, as SQL compares their text. Per install or per user (``UserMap``).
 public struct ColumnFunnel {
     public let store: ColumnStore
     public let catalog: Catalog
@@ -24,7 +23,7 @@ public struct ColumnFunnel {
     }
 
     public static func supports(_ query: FunnelQuery) -> Bool {
-        query.actor == .install && query.source == .table
+        query.source == .table
     }
 
     public func run(_ query: FunnelQuery) throws -> FunnelReport {
@@ -52,14 +51,15 @@ public struct ColumnFunnel {
             return (UInt32(1) << UInt32(index), RowMatchers.columnName(link.property))
         }
         let successBit = UInt32(1) << UInt32(funnel.steps.count)
-        let firsts = try funnel.successCondition.flatMap { success in try success.firstBy.map { try firstSuccesses(success, property: $0, before: horizon) } }
+        let firsts = try funnel.successCondition.flatMap { success in try success.firstBy.map { try firstSuccesses(success, property: $0, before: horizon, actor: query.actor) } }
 
+        let actorKeys = try ActorKeys(query.actor, store: store)
         var evaluator = FunnelEvaluator(query: query)
         var actors = ActorNumbers()
         for entry in store.chunks(events: names, fromMs: query.fromMs, toMs: horizon) {
             let chunk = try store.chunk(entry)
             let read = ChunkColumns(chunk: chunk, file: entry.file)
-            let installs = try read.keys(ColumnName.installID, store.textKeys)
+            let installs = actorKeys.keys(try read.keys(ColumnName.installID, store.textKeys))
             let times = try read.times(ColumnName.eventTime)
             let ids = try read.ids()
             let (always, filtered) = try matchers.plan(read, strings: store.strings)
@@ -92,7 +92,8 @@ public struct ColumnFunnel {
     /// (time, id), of their install and value over all stored data before `horizon` — the SQL's
     /// `ROW_NUMBER() OVER (PARTITION BY actor, sx0, fv ORDER BY t, id) = 1` on rows that match
     /// the success and carry the value.
-    func firstSuccesses(_ success: FunnelSuccess, property: String, before horizon: Int64) throws -> Set<UUIDWords> {
+    func firstSuccesses(_ success: FunnelSuccess, property: String, before horizon: Int64, actor: ActorKind) throws -> Set<UUIDWords> {
+        let actorKeys = try ActorKeys(actor, store: store)
         var matchers = RowMatchers()
         matchers.add(bit: 1, events: success.events, filters: success.filters, catalog: catalog, strings: store.strings)
         let column = RowMatchers.columnName(property)
@@ -102,7 +103,7 @@ public struct ColumnFunnel {
             let read = ChunkColumns(chunk: try store.chunk(entry), file: entry.file)
             let masks = try matchers.masks(read, strings: store.strings)
             let values = try read.textKeys(column, store.textKeys)
-            let installs = try read.keys(ColumnName.installID, store.textKeys)
+            let installs = actorKeys.keys(try read.keys(ColumnName.installID, store.textKeys))
             let times = try read.times(ColumnName.eventTime)
             let ids = try read.ids()
             for row in 0..<read.chunk.rows where masks[row] != 0 && values[row] != 0 && times[row] < horizon {
@@ -131,12 +132,13 @@ public struct ColumnFunnel {
         let successBit = UInt32(1) << UInt32(evaluator.query.funnel.steps.count)
         var matchers = RowMatchers()
         matchers.add(bit: successBit, events: [], filters: success.filters, catalog: catalog, strings: store.strings)
+        let actorKeys = try ActorKeys(evaluator.query.actor, store: store)
         for entry in store.manifest.chunks where !stepEvents.contains(entry.event) && entry.maxTimeMs >= earliest && entry.minTimeMs <= latest {
             let chunk = try store.chunk(entry)
             let read = ChunkColumns(chunk: chunk, file: entry.file)
             let (always, filtered) = try matchers.plan(read, strings: store.strings)
             guard always != 0 || !filtered.isEmpty else { continue }
-            let installs = try read.keys(ColumnName.installID, store.textKeys)
+            let installs = actorKeys.keys(try read.keys(ColumnName.installID, store.textKeys))
             let times = try read.times(ColumnName.eventTime)
             var ids: [UUIDWords]?
             for row in 0..<chunk.rows {
@@ -149,8 +151,8 @@ public struct ColumnFunnel {
     }
 }
 
-/// Each install's actor number in the evaluator, given on first sight (by ``DenseNumbers``, not a
-/// hash of its text per row); the evaluator knows it as "k" + its text key.
+/// Each actor's number in the evaluator (an install's, or a user's), given on first sight (by
+/// ``DenseNumbers``, not a hash of its text per row); the evaluator knows it as "k" + its text key.
 struct ActorNumbers {
     var numbers = DenseNumbers()
     var actors: [Int32] = []

@@ -5,8 +5,7 @@ import HandzQuery
 /// chunks (``ScannedRows``), then the measure's template (`KPISQLBuilder`) computed in Swift on
 /// integers — the same definitions, row for row; the tests hold every KPI to the SQL.
 ///
-/// Per install (CH33 §3.1). ``supports(_:)`` leaves per-user runs (`--actor user`: the user map
-/// is not in the chunks yet) to the SQL path.
+/// Per install or per user (CH33 §3.1; ``UserMap``).
 public struct ColumnKPI {
     public let store: ColumnStore
     public let catalog: Catalog
@@ -20,7 +19,7 @@ public struct ColumnKPI {
     }
 
     public static func supports(_ query: KPIQuery) -> Bool {
-        query.actor == .install && query.source == .table
+        query.source == .table
     }
 
     /// The `ae` flags as bits.
@@ -39,7 +38,7 @@ public struct ColumnKPI {
         let window = (kpi.windowSeconds ?? 0) * 1000
         switch kpi.measure {
         case .cohortConversion, .cohortReturn:
-            let cohort = try Cohort(rows, firstSeen: firstSeen, store: store)
+            let cohort = try Cohort(rows, firstSeen: firstSeen, store: store, users: query.actor == .user ? try store.userMap() : nil)
             let dayMs: Int64 = 86_400_000
             let windowEnd = kpi.measure == .cohortReturn ? dayMs * ((kpi.day ?? 0) + 1) : window
             var done = 0 as Int64, leftOut = 0 as Int64
@@ -61,7 +60,7 @@ public struct ColumnKPI {
             }
             return KPIReport(query: query, rows: .ratio(numerator: Int64(hit.lazy.filter { $0 }.count), denominator: done), leftOut: leftOut)
         case .cohortMedianTime:
-            let cohort = try Cohort(rows, firstSeen: firstSeen, store: store)
+            let cohort = try Cohort(rows, firstSeen: firstSeen, store: store, users: query.actor == .user ? try store.userMap() : nil)
             var first = [Int64?](repeating: nil, count: rows.installs.count)
             for row in 0..<rows.count where rows.has(row, Bit.target) {
                 let actor = Int(rows.actor[row]), time = rows.time[row]
@@ -169,6 +168,7 @@ public struct ColumnKPI {
     func request(_ query: KPIQuery) -> ScanRequest {
         let kpi = query.kpi
         var request = ScanRequest()
+        request.actor = query.actor
         request.matchers.add(bit: Bit.open, events: ["app_open"], filters: [], catalog: catalog, strings: store.strings)
         for (bit, match) in [(Bit.target, kpi.target), (Bit.source, kpi.source), (Bit.exclude, kpi.exclude)] {
             if let match { request.matchers.add(bit: bit, events: match.events, filters: match.filters, catalog: catalog, strings: store.strings) }
@@ -233,7 +233,8 @@ public struct ColumnKPI {
         var start: [Int64?]
         var dataEnd: Int64?
 
-        init(_ rows: ScannedRows, firstSeen: InstallFirstSeenTimes, store: ColumnStore) throws {
+        /// `users`: per user, the earliest first-seen time of the installs it resolves from.
+        init(_ rows: ScannedRows, firstSeen: InstallFirstSeenTimes, store: ColumnStore, users: UserMap?) throws {
             var firstOpen = [Int64?](repeating: nil, count: rows.installs.count)
             var end: Int64?
             for row in 0..<rows.count {
@@ -246,8 +247,17 @@ public struct ColumnKPI {
             dataEnd = end
             if !firstSeen.isEmpty {
                 let dictionaries = try firstSeen.needsUUIDs ? store.uuidDictionary() : store.strings
+                // A user's time: the earliest of its installs' (the SQL joins the table's rows to `um`).
+                var byUser: [UInt64: Int64] = [:]
+                for (install, user) in users?.userOfInstall ?? [:] {
+                    if let seen = firstSeen.time(key: install, store.textKeys, dictionaries) { byUser[user] = min(byUser[user] ?? .max, seen) }
+                }
                 for actor in 0..<firstOpen.count {
-                    guard let open = firstOpen[actor], let seen = firstSeen.time(key: rows.installs.keys[actor], store.textKeys, dictionaries) else { continue }
+                    guard let open = firstOpen[actor] else { continue }
+                    let key = rows.installs.keys[actor]
+                    // An install that resolves to a user is not its own actor.
+                    let own = users?.userOfInstall[key] == nil ? firstSeen.time(key: key, store.textKeys, dictionaries) : nil
+                    guard let seen = [own, byUser[key]].compactMap({ $0 }).min() else { continue }
                     if seen < open { firstOpen[actor] = nil }
                 }
             }

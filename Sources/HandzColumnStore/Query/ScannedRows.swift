@@ -16,10 +16,12 @@ struct ScanRequest {
     var integerColumns: [String] = []
     var withIDs = false
     var withSessions = false
+    /// Whom ``ScannedRows/actor`` numbers: installs, or their users.
+    var actor = ActorKind.install
 }
 
 /// The rows of a ``ScanRequest``, chunk after chunk, in flat arrays (one element per row): the
-/// install as a dense actor number, the session as a dense number (-1 absent, which SQL groups
+/// actor (the install, or its user) as a dense number, the session as a dense number (-1 absent, which SQL groups
 /// as one NULL session), the time, the event id when asked, the event's index in
 /// ``eventNames``, the match bits and the asked columns.
 struct ScannedRows {
@@ -31,7 +33,7 @@ struct ScannedRows {
     var masks: [UInt32] = []
     var texts: [[UInt64]]
     var integers: [[Int64?]]
-    /// Actor number → the install's text key; session number → the session's.
+    /// Actor number → the actor's text key (the install's or the user's); session number → the session's.
     var installs = DenseNumbers()
     var sessions = DenseNumbers()
     var eventNames: [String] = []
@@ -44,6 +46,7 @@ struct ScannedRows {
         let textColumns = request.textColumns.map(RowMatchers.columnName)
         let integerColumns = request.integerColumns.map(RowMatchers.columnName)
         let lower = request.fromMs ?? .min, upper = request.toMs ?? .max
+        let actors = try ActorKeys(request.actor, store: store)
         for entry in store.manifest.chunks where (request.events?.contains(entry.event) ?? true) && entry.maxTimeMs >= lower && entry.minTimeMs < upper {
             let read = ChunkColumns(chunk: try store.chunk(entry), file: entry.file)
             let times = try read.times(ColumnName.eventTime)
@@ -55,7 +58,7 @@ struct ScannedRows {
                 eventIndex = Int32(eventNames.count)
                 eventNames.append(entry.event)
             }
-            let installKeys = try read.keys(ColumnName.installID, store.textKeys)
+            let installKeys = actors.keys(try read.keys(ColumnName.installID, store.textKeys))
             let masks = try request.matchers.masks(read, strings: store.strings)
             let sessionKeys = request.withSessions ? try read.textKeys(ColumnName.sessionID, store.textKeys) : []
             let ids = request.withIDs ? try read.ids() : []
