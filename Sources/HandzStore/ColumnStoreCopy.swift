@@ -10,8 +10,14 @@ public enum ColumnStoreCopy {
     public static func directory(forDatabase path: String) -> String { path + ".columns" }
 
     /// Removes the copy of `path`'s store, if any. Readers that had it open keep their open files
-    /// until they close them, as with any unlinked file.
+    /// until they close them, as with any unlinked file. The directory is first renamed away (one
+    /// atomic step), so a seal under way in another task or process can no longer write into it:
+    /// its next file operation fails, and a seal that read the log before the deletion finds the
+    /// log's change counter moved and publishes nothing (`LogSealer`).
     public static func discard(forDatabase path: String) {
-        try? FileManager.default.removeItem(atPath: directory(forDatabase: path))
+        let live = directory(forDatabase: path)
+        let doomed = live + ".discarded-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let target = rename(live, doomed) == 0 ? doomed : live
+        try? FileManager.default.removeItem(atPath: target)
     }
 }

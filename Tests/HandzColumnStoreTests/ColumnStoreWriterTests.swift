@@ -84,11 +84,14 @@ import Testing
         let before = try Self.contents(data.columnsDirectory)
         let manifestBefore = try ColumnStore(directory: data.columnsDirectory).manifest
         // The crashed seal: a chunk written and flushed, new dictionary entries appended, no publish.
-        let writer = try ColumnStoreWriter(directory: data.columnsDirectory)
-        var builder = ChunkBuilder(eventName: "app_open", day: 20_513)
-        builder.addRow(timeMs: 1_772_323_200_000, receivedMs: 1_772_323_200_001, eventID: UUIDWords(high: 7, low: 7))
-        builder.setText(ColumnName.installID, "0190a000-0000-7000-8000-00000000beef", &writer.dictionaries)
-        try writer.write(builder)
+        do {
+            // The writer goes with its scope, as a crashed process's does (the kernel releases its lock).
+            let writer = try ColumnStoreWriter(directory: data.columnsDirectory)
+            var builder = ChunkBuilder(eventName: "app_open", day: 20_513)
+            builder.addRow(timeMs: 1_772_323_200_000, receivedMs: 1_772_323_200_001, eventID: UUIDWords(high: 7, low: 7))
+            builder.setText(ColumnName.installID, "0190a000-0000-7000-8000-00000000beef", &writer.dictionaries)
+            try writer.write(builder)
+        }
         let orphan = try #require(try FileManager.default.contentsOfDirectory(atPath: data.columnsDirectory).first { !manifestBefore.chunks.map(\.file).contains($0) && $0.hasSuffix(".chunk") })
         let uuidPath = data.columnsDirectory + "/" + manifestBefore.uuids.file
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: uuidPath))

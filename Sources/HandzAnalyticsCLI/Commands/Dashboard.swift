@@ -107,7 +107,7 @@ struct DashboardRender: ParsableCommand {
         // (docs/catalog-releases.md, "Analysis across versions").
         // From the column store's per-chunk rollup when it answers (a scan of the layer otherwise).
         let versions = try columns?.store.catalogVersions(fromMs: fromMs, toMs: toMs) ?? store.catalogVersions(fromMs: fromMs, toMs: toMs)
-        let availability = try options.catalogOptions.availability(current: catalog)
+        let availability = try options.catalogOptions.availability(current: catalog, dataVersions: versions)
         for dashboard in data.indices {
             data[dashboard].addFunnelNotes { availability.notes(for: $0, dataVersions: versions) }
         }

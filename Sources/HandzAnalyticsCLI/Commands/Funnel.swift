@@ -44,7 +44,7 @@ struct Funnel: ParsableCommand {
         }
         // A range over several catalog versions: what some of them could not send is noted next
         // to the numbers (docs/catalog-releases.md, "Analysis across versions").
-        let notes = try catalogOptions.availability(current: catalog).notes(for: query.funnel, dataVersions: versions)
+        let notes = try catalogOptions.availability(current: catalog, dataVersions: versions).notes(for: query.funnel, dataVersions: versions)
         print(FunnelOutput.render(report, as: store.format, notes: notes))
     }
 }

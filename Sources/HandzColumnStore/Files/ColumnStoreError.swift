@@ -8,6 +8,9 @@ public struct ColumnStoreError: Error, Equatable, Sendable, CustomStringConverti
         case missingFile = "column_file_missing"
         /// The operating system refused a read or a write (the reason gives its errno text).
         case ioFailed = "column_io_failed"
+        /// Another writer (a seal in another process or task) held the store's write lock for
+        /// longer than the wait allowed.
+        case busy = "column_store_busy"
     }
 
     public let code: Code

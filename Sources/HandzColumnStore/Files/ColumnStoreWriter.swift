@@ -1,9 +1,11 @@
+import Foundation
 import HandzAnalyticsCore
 
 /// The one writer of a column store directory: seals builders into chunk files, merges a day's
 /// parts, and publishes each change through the manifest (``ColumnManifest``'s steps). One writer
-/// at a time (the caller holds the store's write lock: `serve`'s writer, or a command that
-/// opened the SQLite log for writing).
+/// at a time, across processes too (`serve`'s background seal, `layer`, `import`): the writer
+/// holds an exclusive `flock` on `DIRECTORY.lock` from its creation until it is released (kept
+/// beside the directory, so that removing the directory does not release it).
 ///
 /// Opening it tidies what a crash left: dictionary bytes past the manifest's counts are cut at
 /// the next append, and files in the directory that the manifest does not list (a seal that
@@ -17,14 +19,47 @@ public final class ColumnStoreWriter {
     var retired: [ColumnManifest.ChunkEntry] = []
     var sequence = 0
 
-    public init(directory: String) throws(ColumnStoreError) {
+    /// The lock's descriptor (closing it releases the lock; the kernel does if the process dies).
+    private let lockDescriptor: Int32
+
+    /// Waits up to `lockWait` for another writer to finish, polling every 20 ms.
+    public init(directory: String, lockWait: Duration = .seconds(600)) throws(ColumnStoreError) {
         self.directory = directory
-        try DurableFile.makeDirectory(directory)
+        lockDescriptor = try Self.lock(directory + ".lock", wait: lockWait)
+        do {
+            try DurableFile.makeDirectory(directory)
+            (manifest, dictionaries) = try Self.tidy(directory)
+        } catch {
+            close(lockDescriptor)
+            throw error
+        }
+    }
+
+    deinit { close(lockDescriptor) }
+
+    static func lock(_ path: String, wait: Duration) throws(ColumnStoreError) -> Int32 {
+        let name = (path as NSString).lastPathComponent
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw ColumnStoreError(.ioFailed, file: name, reason: String(cString: strerror(errno))) }
+        let deadline = ContinuousClock.now + wait
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard ContinuousClock.now < deadline else {
+                close(descriptor)
+                throw ColumnStoreError(.busy, file: name, reason: "another writer holds the column store")
+            }
+            usleep(20_000)
+        }
+        return descriptor
+    }
+
+    /// Reads the manifest and the dictionaries, and removes what a crashed writer left.
+    private static func tidy(_ directory: String) throws(ColumnStoreError) -> (ColumnManifest, Dictionaries) {
         let reader = try ColumnStore(directory: directory)
-        manifest = reader.manifest
-        dictionaries = Dictionaries(uuids: try ColumnStore.readUUIDs(directory, manifest), strings: reader.strings.strings)
+        let manifest = reader.manifest
+        let dictionaries = Dictionaries(uuids: try ColumnStore.readUUIDs(directory, manifest), strings: reader.strings.strings)
         let live = Set([ColumnManifest.fileName, manifest.uuids.file, manifest.strings.file] + manifest.chunks.map(\.file))
         for name in DurableFile.list(directory) where !live.contains(name) { DurableFile.remove(directory + "/" + name) }
+        return (manifest, dictionaries)
     }
 
     /// Encodes `builder`'s rows as a chunk file, written and flushed under a new name; it becomes
@@ -50,16 +85,25 @@ public final class ColumnStoreWriter {
                                                  catalogVersions: versions))
     }
 
-    /// Every (event, day) with more than one chunk, live or written since the last publish,
-    /// becomes one chunk: the parts' rows merged in the chunk order. The parts are retired at the
-    /// next publish.
-    public func mergeParts() throws(ColumnStoreError) {
+    /// Every (event, day) with more than `maxParts` chunks, live or written since the last
+    /// publish, is merged: with `maxParts` 1 (a bulk seal: `import`, `layer`) into one chunk; above
+    /// it (`serve`'s frequent seals of the open day) size-tiered, as LSM trees merge: the smaller
+    /// parts into one, and the largest with them only when they hold at least half its rows — so
+    /// a row is rewritten a logarithmic number of times, not at every seal. The parts' rows are
+    /// merged in the chunk order; the parts are retired at the next publish.
+    public func mergeParts(maxParts: Int = 1) throws(ColumnStoreError) {
         let live = manifest.chunks.filter { entry in !retired.contains { $0.file == entry.file } } + written
         var groups: [String: [ColumnManifest.ChunkEntry]] = [:]
         for entry in live { groups["\(entry.event)\u{0}\(entry.day)", default: []].append(entry) }
         let reader = ChunkReading(directory: directory)
         for key in groups.keys.sorted() {
-            guard let parts = groups[key], parts.count > 1 else { continue }
+            guard var parts = groups[key], parts.count > max(maxParts, 1) else { continue }
+            if maxParts > 1 {
+                parts.sort { ($0.rows, $0.file) < ($1.rows, $1.file) }
+                let largest = parts[parts.count - 1]
+                if parts.dropLast().reduce(0, { $0 + $1.rows }) * 2 < largest.rows { parts.removeLast() }
+                guard parts.count > 1 else { continue }
+            }
             var chunks: [ChunkFile] = []
             for part in parts { chunks.append(try reader.chunk(part)) }
             let merged: [Column]

@@ -26,7 +26,14 @@ public struct LogSealer {
         public var sealedRows: Int
         public var startedOver: Bool
         public var watermark: Int64
+        /// The log was changed (a deletion) while the rows were read: nothing was published; the
+        /// next seal starts over.
+        public var abandoned = false
     }
+
+    /// Chunks an (event, day) may keep before they are merged (``ColumnStoreWriter/mergeParts(maxParts:)``):
+    /// 1 for a bulk seal; `serve`, which seals every few seconds, keeps up to 8.
+    public var maxPartsPerDay = 1
 
     public init() {}
 
@@ -37,7 +44,8 @@ public struct LogSealer {
         // One read snapshot for the counter and the rows (WAL): a change committed meanwhile is
         // seen by the next seal.
         try database.execute("BEGIN DEFERRED")
-        defer { try? database.execute("COMMIT") }
+        var inSnapshot = true
+        defer { if inSnapshot { try? database.execute("COMMIT") } }
         let changes = try LogChanges.current(database)
         let startedOver = changes != writer.manifest.logChanges && writer.manifest.generation > 0
         if startedOver { writer.startOver() }
@@ -78,7 +86,15 @@ public struct LogSealer {
         guard read > 0 || startedOver || writer.manifest.generation == 0 else { return Outcome(sealedRows: 0, startedOver: false, watermark: watermark) }
         for key in builders.keys.sorted() { try writer.write(builders[key]!) }
         progress(read)
-        try writer.mergeParts()
+        // A deletion committed while the rows were read (CH34): its own step removes the column
+        // directory; publishing rows it removed would put them back. The counter, read again
+        // outside the snapshot, says so; the files written are left for the next writer to tidy.
+        try database.execute("COMMIT")
+        inSnapshot = false
+        guard try LogChanges.current(database) == changes else {
+            return Outcome(sealedRows: 0, startedOver: startedOver, watermark: writer.manifest.sealedThroughRowID, abandoned: true)
+        }
+        try writer.mergeParts(maxParts: maxPartsPerDay)
         try writer.publish(sealedThroughRowID: last, logChanges: changes)
         return Outcome(sealedRows: read, startedOver: startedOver, watermark: writer.manifest.sealedThroughRowID)
     }
