@@ -117,7 +117,7 @@ let package = Package(
             name: "HandzServer",
             dependencies: [
                 "HandzIngest", "HandzCatalog", "HandzCatalogReleases", "HandzPostgresStore", "HandzLake", "HandzLifecycle", "HandzSigning",
-                "HandzAnalysis", "HandzDashboards", "HandzQuery", "HandzSQLite", "HandzStore",
+                "HandzAnalysis", "HandzColumnStore", "HandzDashboards", "HandzQuery", "HandzSQLite", "HandzStore",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),

@@ -2,6 +2,7 @@ import Foundation
 import HandzAnalyticsCore
 import HandzCatalog
 import HandzCatalogReleases
+import HandzColumnStore
 import HandzIngest
 import HandzLake
 import HandzLifecycle
@@ -114,6 +115,8 @@ public enum ServerRunner {
         onStart(ServerStartup(databasePath: options.storeURL.map(redacted) ?? absolute(options.databasePath), keysPath: absolute(options.keysPath),
                               createdKey: createdKey, catalogVersion: catalog.version))
 
+        // The embedded store's column copy (issue 33): sealed in the background and before each page.
+        let columns = options.storeURL == nil ? LiveColumnStore(databasePath: options.databasePath, catalog: catalog) : nil
         var dashboardSite: DashboardSite?
         if options.servesDashboards, options.storeURL == nil {
             let directory = options.dashboardsDirectory ?? DashboardLoader.directory(besideCatalog: catalogDirectory)
@@ -126,7 +129,7 @@ public enum ServerRunner {
                 logger.warning("dashboards not served: the dashboards directory does not fit the catalog (run handz-analytics catalog lint); the funnel explorer is")
             }
             dashboardSite = try DashboardSite(databasePath: options.databasePath, catalog: catalog, releases: catalogs.releases, dashboards: dashboards,
-                                              keys: service.keys, logger: logger)
+                                              keys: service.keys, columns: columns, logger: logger)
         }
         let clientConfig = try options.clientConfigPath.map { try ClientConfig(json: Data(contentsOf: URL(fileURLWithPath: $0))) } ?? ClientConfig()
         let metrics = options.metricsPlacement ?? MetricsPlacement.resolve(nil, ingestHost: options.host)!
@@ -142,6 +145,7 @@ public enum ServerRunner {
         )
         var services: [any Service] = [StoreService(store: store), CatalogReloadService(service: service, logger: logger)]
         if let embedded = store as? SQLiteEventStore { services.append(AnalyticalLayerService(store: embedded)) }
+        if let columns { services.append(ColumnSealingService(columns: columns, logger: logger)) }
         if let lake = options.lakeDirectory {
             services.append(LakeExportService(
                 store: store, exporter: LakeExporter(root: URL(fileURLWithPath: lake)), interval: .seconds(options.lakeIntervalSeconds),

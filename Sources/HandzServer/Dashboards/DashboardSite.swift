@@ -2,6 +2,7 @@ import Foundation
 import HandzAnalysis
 import HandzAnalyticsCore
 import HandzCatalogReleases
+import HandzColumnStore
 import HandzDashboards
 import HandzIngest
 import HandzQuery
@@ -37,10 +38,13 @@ final class DashboardSite: Sendable {
     let version: StoreVersion
     let workers: Int
     let logger: Logger
+    /// The column engine (issue 33), sealed on demand before a page is drawn; nil: SQLite only.
+    let columns: LiveColumnStore?
 
     init(databasePath: String, catalog: Catalog, releases: [Catalog] = [], dashboards: [DashboardDefinition], keys: KeyRing, workers: Int = 2,
-         cacheBudget: Int = PageCache.defaultBudget, logger: Logger = Logger(label: "handz.dashboards")) throws {
+         cacheBudget: Int = PageCache.defaultBudget, columns: LiveColumnStore? = nil, logger: Logger = Logger(label: "handz.dashboards")) throws {
         self.logger = logger
+        self.columns = columns
         self.cache = PageCache(budget: cacheBudget)
         self.availability = CatalogAvailability(releases + [catalog])
         self.databasePath = databasePath
@@ -282,18 +286,20 @@ final class DashboardSite: Sendable {
     func dashboardPage(_ dashboard: DashboardDefinition, controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?,
                        lagRows: Int64) throws -> String {
         let started = ContinuousClock.now
+        let engine = columnEngine()
         var data = try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: range.fromMs, toMs: range.toMs,
-                                           controls: controls.panel, workers: workers, whenLayerLags: .readLayer)[0]
+                                           controls: controls.panel, workers: workers, whenLayerLags: .readLayer, engine: engine)[0]
         if dashboard.panels.contains(where: { $0.sources.contains { if case .funnel = $0.kind { true } else { false } } }) {
-            let versions = try catalogVersions(StoreAnalysis(path: databasePath, catalog: catalog, whenLayerLags: .readLayer), range)
+            let versions = try engine?.store.catalogVersions(fromMs: range.fromMs, toMs: range.toMs)
+                ?? catalogVersions(StoreAnalysis(path: databasePath, catalog: catalog, whenLayerLags: .readLayer), range)
             data.addFunnelNotes { self.availability.notes(for: $0, dataVersions: versions) }
         }
         let before = try previous.map {
             try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: $0.fromMs, toMs: $0.toMs, controls: controls.panel,
-                                    workers: workers, whenLayerLags: .readLayer)[0]
+                                    workers: workers, whenLayerLags: .readLayer, engine: engine)[0]
         }
         return SitePages.dashboard(data, previous: before, all: dashboards, controls: controls, breakdowns: breakdowns,
-                                   provenance: provenance(since: started, lagRows: lagRows))
+                                   provenance: provenance(since: started, lagRows: engine == nil ? lagRows : 0, columns: engine != nil))
     }
 
     func explorerPage(controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?, lagRows: Int64) throws -> String {
@@ -314,12 +320,27 @@ final class DashboardSite: Sendable {
             query.breakdownLimit = BreakdownLimit.values
             return query
         }
-        let report = try store.funnel(query(range.fromMs, range.toMs))
-        let before = try previous.map { try store.funnel(query($0.fromMs, $0.toMs)) }
-        let versions = try catalogVersions(store, range)
+        let engine = columnEngine()
+        let run = { (query: FunnelQuery) throws -> FunnelReport in
+            if let engine, case .funnel(let report)? = try engine.answer(.funnel(query)) { return report }
+            return try store.funnel(query)
+        }
+        let report = try run(query(range.fromMs, range.toMs))
+        let before = try previous.map { try run(query($0.fromMs, $0.toMs)) }
+        let versions = try engine?.store.catalogVersions(fromMs: range.fromMs, toMs: range.toMs) ?? catalogVersions(store, range)
         return SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: range, report: report, previous: before,
-                                  refusal: nil, provenance: provenance(since: started, lagRows: lagRows),
+                                  refusal: nil, provenance: provenance(since: started, lagRows: engine == nil ? lagRows : 0, columns: engine != nil),
                                   notes: availability.notes(for: funnel, dataVersions: versions))
+    }
+
+    /// The column engine for a page, the unsealed tail sealed first (``LiveColumnStore/engine()``);
+    /// nil when the column copy cannot answer now (a long tail, a deletion being resealed, an
+    /// error: logged by type), and the page reads SQLite.
+    func columnEngine() -> ColumnPanels? {
+        do { return try columns?.engine() } catch {
+            logger.warning("a page reads SQLite: the column store could not be brought up to date", metadata: ["error_type": "\(type(of: error))"])
+            return nil
+        }
     }
 
     /// The catalog versions of the events in `range`, for the funnel notes: reading them scans the
@@ -336,11 +357,14 @@ final class DashboardSite: Sendable {
         return versions
     }
 
-    func provenance(since started: ContinuousClock.Instant, lagRows: Int64) -> SitePages.Provenance {
+    /// The page's footer: the store file, which engine answered (the column store holds every
+    /// event stored before the page was asked for; the analytical layer may lag, `lagRows`).
+    func provenance(since started: ContinuousClock.Instant, lagRows: Int64, columns: Bool = false) -> SitePages.Provenance {
         let elapsed = ContinuousClock.now - started
+        let file = URL(fileURLWithPath: databasePath).lastPathComponent
         return SitePages.Provenance(renderedAt: Format.time(Int64(Date().timeIntervalSince1970 * 1000)),
                                     seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                                    source: URL(fileURLWithPath: databasePath).lastPathComponent, lagRows: lagRows)
+                                    source: columns ? "\(file), column store" : "\(file), analytical layer", lagRows: lagRows)
     }
 
     /// Runs blocking store work on a global queue, not on a Swift concurrency or NIO thread.

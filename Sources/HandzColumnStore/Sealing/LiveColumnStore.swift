@@ -1,0 +1,112 @@
+import Foundation
+import HandzAnalyticsCore
+import HandzSQLite
+import HandzStore
+import Synchronization
+
+/// The column store beside a store that is being written (`serve`): sealed in the background
+/// every few seconds, and **on demand before a page is drawn**, so an event the endpoint
+/// acknowledged before the page was asked for is in its answer (issue 33 §3: the "seal on
+/// demand" choice, not a read of the unsealed tail).
+///
+/// A page waits for a seal only when the unsealed tail is short (``maxTailRows``); a longer one (a
+/// store never sealed, a burst beyond what the background seal keeps up with) or a log changed by
+/// a deletion (which needs a reseal from the start) is answered from SQLite, exactly and more
+/// slowly, while the background seal catches up. Seals here keep up to 8 parts per (event, day)
+/// and merge them by size (``ColumnStoreWriter/mergeParts(maxParts:)``), so the open day is not
+/// rewritten at every seal.
+///
+/// One writer for the process's life, kept between seals (re-reading the UUID dictionary for each
+/// seal would cost more than the seal), holding the store's write lock: a `layer` command on the
+/// same file waits until `serve` stops.
+public final class LiveColumnStore: Sendable {
+    public let databasePath: String
+    public let catalog: Catalog
+    public let maxTailRows: Int64
+    private let writer = Mutex<ColumnStoreWriter?>(nil)
+    /// The last store opened for reading, with the manifest file's identity (inode, size, time)
+    /// it was opened at: reused while the manifest is the same file, so its caches (the UUID
+    /// dictionary, the user map) serve every page of that generation.
+    private let reader = Mutex<(identity: [Int], store: ColumnStore)?>(nil)
+
+    public init(databasePath: String, catalog: Catalog, maxTailRows: Int64 = 200_000) {
+        self.databasePath = databasePath
+        self.catalog = catalog
+        self.maxTailRows = maxTailRows
+    }
+
+    var directory: String { ColumnStore.directory(forDatabase: databasePath) }
+
+    /// The column engine for one page: the tail sealed first when it is short. Nil when the
+    /// column store does not hold every event stored before the call (the caller reads SQLite).
+    public func engine() throws -> ColumnPanels? {
+        let log = try SQLiteDatabase(path: databasePath, readOnly: true)
+        let (last, changes) = (try LogChanges.lastRowID(log), try LogChanges.current(log))
+        var store = try current()
+        if !Self.holds(store.manifest, through: last, changes: changes) {
+            let tail = last - store.manifest.sealedThroughRowID
+            guard store.manifest.generation > 0, store.manifest.logChanges == changes, tail <= maxTailRows else { return nil }
+            guard try seal(lockWait: .seconds(5))?.abandoned == false else { return nil }
+            store = try current()
+            guard Self.holds(store.manifest, through: last, changes: changes) else { return nil }
+        }
+        return ColumnPanels(store: store, catalog: catalog, firstSeen: try InstallFirstSeenTimes(database: log))
+    }
+
+    /// Whether `manifest` holds every log row through `rowID` as the log stands (`changes`).
+    static func holds(_ manifest: ColumnManifest, through rowID: Int64, changes: Int64) -> Bool {
+        manifest.generation > 0 && manifest.sealedThroughRowID >= rowID && manifest.logChanges == changes
+    }
+
+    /// Seals what the log holds past the watermark (the background service, and ``engine()``);
+    /// nil when another seal held the writer for longer than `lockWait`. A failed seal drops the
+    /// kept writer (a deletion may have discarded its directory); the next one opens a new one.
+    @discardableResult
+    public func seal(lockWait: Duration) throws -> LogSealer.Outcome? {
+        let deadline = ContinuousClock.now + lockWait
+        while true {
+            let outcome: LogSealer.Outcome?? = try writer.withLockIfAvailable { kept throws -> LogSealer.Outcome? in
+                let database = try SQLiteDatabase(path: databasePath)
+                if let writer = kept, writer.manifest.logChanges != (try LogChanges.current(database)) { kept = nil }
+                if kept == nil { kept = try ColumnStoreWriter(directory: directory, lockWait: lockWait) }
+                var sealer = LogSealer()
+                sealer.maxPartsPerDay = 8
+                do {
+                    let outcome = try sealer.seal(database, into: kept!)
+                    if outcome.abandoned { kept = nil }
+                    return outcome
+                } catch {
+                    kept = nil
+                    throw error
+                }
+            }
+            if let outcome { return outcome }
+            guard ContinuousClock.now < deadline else { return nil }
+            usleep(20_000)
+        }
+    }
+
+    /// Rows the column store has not sealed yet (0 when current; the whole log after a deletion).
+    public func unsealedRows() throws -> Int64 {
+        let log = try SQLiteDatabase(path: databasePath, readOnly: true)
+        let (last, changes) = (try LogChanges.lastRowID(log), try LogChanges.current(log))
+        let manifest = try current().manifest
+        return manifest.logChanges == changes && manifest.generation > 0 ? max(0, last - manifest.sealedThroughRowID) : last
+    }
+
+    /// The store as its manifest stands: the kept one while the manifest file is the same.
+    func current() throws -> ColumnStore {
+        let identity = Self.identity(directory + "/" + ColumnManifest.fileName)
+        if let kept = reader.withLock({ $0 }), kept.identity == identity, !identity.isEmpty { return kept.store }
+        let store = try ColumnStore(directory: directory)
+        reader.withLock { $0 = (identity, store) }
+        return store
+    }
+
+    /// The file's inode, size and modification time (nanoseconds); empty when it is missing.
+    static func identity(_ path: String) -> [Int] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return [] }
+        return [Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+    }
+}
