@@ -47,13 +47,15 @@ import Testing
         #expect(answered >= 100, "sources answered by the column engine: \(answered)")
     }
 
-    @Test("every KPI over three ranges, per install and per user: the column engine agrees with the SQL on the log")
+    @Test("every KPI over four ranges, per install and per user: the column engine agrees with the SQL on the log")
     func kpisAgree() throws {
         let engine = try engine(data)
         let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
         var nonzero = 0
         for (fromMs, toMs) in [(SimulatedStore.fromMs, data.toMs), (SimulatedStore.fromMs + 3 * 86_400_000, data.toMs - 2 * 86_400_000),
-                               (SimulatedStore.fromMs + 86_400_000, SimulatedStore.fromMs + 9 * 86_400_000)] {
+                               (SimulatedStore.fromMs + 86_400_000, SimulatedStore.fromMs + 9 * 86_400_000),
+                               // Off UTC midnights: crash-free sessions read row by row, not by session runs.
+                               (SimulatedStore.fromMs + 5 * 3_600_000, data.toMs - 7 * 3_600_000)] {
             for kpi in catalog.kpis {
               for actor in [ActorKind.install, .user] {
                 let query = KPIQuery(kpi: kpi, fromMs: fromMs, toMs: toMs, actor: actor)

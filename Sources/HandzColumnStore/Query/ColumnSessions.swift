@@ -13,10 +13,17 @@ struct ColumnSessions {
     let catalog: Catalog
 
     /// The session days of [fromMs, toMs) with `reports` (events naming a session in `key`).
+    ///
+    /// With the range on UTC midnights (the dashboards' ranges, and the KPI's on whole days) a
+    /// chunk is one UTC day, and its rows come sorted by install, then time: each run of one
+    /// install's rows in one session is one session day, given to ``SessionDays`` as the session
+    /// rollup's row is (its last event's time and id), and only the reports row by row — the
+    /// SQLite path's rollup, made from the chunks as they are read. Other ranges take every row.
     func days(reports: EventMatch, key: String, fromMs: Int64, toMs: Int64) throws -> SessionDays {
         var matchers = RowMatchers()
         matchers.add(bit: 1, events: reports.events, filters: reports.filters, catalog: catalog, strings: store.strings)
         let keyColumn = RowMatchers.columnName(key)
+        let byRuns = fromMs % EventQuery.dayMs == 0 && toMs % EventQuery.dayMs == 0
         var days = SessionDays(fromMs: fromMs, toMs: toMs)
         func id(_ key: UInt64) -> SessionDays.ID { key == 0 ? .missing : .key(key) }
         for entry in store.manifest.chunks {
@@ -27,10 +34,27 @@ struct ColumnSessions {
             let ids = try read.ids()
             let isReport = try matchers.masks(read, strings: store.strings)
             let named = isReport.contains(1) ? try read.textKeys(keyColumn, store.textKeys) : []
-            for row in 0..<read.chunk.rows {
-                let report = isReport[row] != 0
-                days.add(install: id(installs[row]), session: id(sessions[row]), timeMs: times[row], eventID: ids[row],
-                         isReport: report, named: report && named[row] != 0 ? .key(named[row]) : nil)
+            guard byRuns else {
+                for row in 0..<read.chunk.rows {
+                    let report = isReport[row] != 0
+                    days.add(install: id(installs[row]), session: id(sessions[row]), timeMs: times[row], eventID: ids[row],
+                             isReport: report, named: report && named[row] != 0 ? .key(named[row]) : nil)
+                }
+                continue
+            }
+            var row = 0
+            while row < read.chunk.rows {
+                // One run: the same install and session; its last row is last by (time, id).
+                var end = row + 1
+                while end < read.chunk.rows && installs[end] == installs[row] && sessions[end] == sessions[row] { end += 1 }
+                days.addSessionDay(install: id(installs[row]), session: id(sessions[row]), utcDay: entry.day,
+                                   lastTimeMs: times[end - 1], lastEventID: ids[end - 1])
+                row = end
+            }
+            if !named.isEmpty {
+                for row in 0..<read.chunk.rows where isReport[row] != 0 {
+                    days.addReport(session: id(sessions[row]), timeMs: times[row], named: named[row] != 0 ? .key(named[row]) : nil)
+                }
             }
         }
         return days
