@@ -14,50 +14,100 @@ struct ColumnSessions {
 
     /// The session days of [fromMs, toMs) with `reports` (events naming a session in `key`).
     ///
-    /// With the range on UTC midnights (the dashboards' ranges, and the KPI's on whole days) a
-    /// chunk is one UTC day, and its rows come sorted by install, then time: each run of one
-    /// install's rows in one session is one session day, given to ``SessionDays`` as the session
-    /// rollup's row is (its last event's time and id), and only the reports row by row — the
-    /// SQLite path's rollup, made from the chunks as they are read. Other ranges take every row.
+    /// With the range on UTC midnights (the dashboards' ranges, and the KPI's on whole days)
+    /// the chunks are read a UTC day at a time, and each (install, session) of the day becomes
+    /// one session day, given to ``SessionDays`` as the SQLite path's session rollup row is (its
+    /// last event's time and id): about one call per session and day instead of one per event.
+    /// The day's sessions are found through an array indexed by the session's UUID code, not a
+    /// hash table; the rare others (text ids, a missing session, a session two installs share)
+    /// through a dictionary. Reports are added row by row. Other ranges take every row.
     func days(reports: EventMatch, key: String, fromMs: Int64, toMs: Int64) throws -> SessionDays {
         var matchers = RowMatchers()
         matchers.add(bit: 1, events: reports.events, filters: reports.filters, catalog: catalog, strings: store.strings)
         let keyColumn = RowMatchers.columnName(key)
-        let byRuns = fromMs % EventQuery.dayMs == 0 && toMs % EventQuery.dayMs == 0
         var days = SessionDays(fromMs: fromMs, toMs: toMs)
         func id(_ key: UInt64) -> SessionDays.ID { key == 0 ? .missing : .key(key) }
-        for entry in store.manifest.chunks {
-            let read = ChunkColumns(chunk: try store.chunk(entry), file: entry.file)
-            let installs = try read.keys(ColumnName.installID, store.textKeys)
-            let sessions = try read.textKeys(ColumnName.sessionID, store.textKeys)
-            let times = try read.times(ColumnName.eventTime)
-            let ids = try read.ids()
-            let isReport = try matchers.masks(read, strings: store.strings)
-            let named = isReport.contains(1) ? try read.textKeys(keyColumn, store.textKeys) : []
-            guard byRuns else {
-                for row in 0..<read.chunk.rows {
-                    let report = isReport[row] != 0
-                    days.add(install: id(installs[row]), session: id(sessions[row]), timeMs: times[row], eventID: ids[row],
-                             isReport: report, named: report && named[row] != 0 ? .key(named[row]) : nil)
+        guard fromMs % EventQuery.dayMs == 0 && toMs % EventQuery.dayMs == 0 else {
+            for entry in store.manifest.chunks {
+                let rows = try SessionRows(entry, store: store, reports: matchers, keyColumn: keyColumn)
+                for row in 0..<rows.count {
+                    let report = rows.isReport[row] != 0
+                    days.add(install: id(rows.installs[row]), session: id(rows.sessions[row]), timeMs: rows.times[row], eventID: rows.ids[row],
+                             isReport: report, named: report && rows.named[row] != 0 ? .key(rows.named[row]) : nil)
                 }
-                continue
             }
-            var row = 0
-            while row < read.chunk.rows {
-                // One run: the same install and session; its last row is last by (time, id).
-                var end = row + 1
-                while end < read.chunk.rows && installs[end] == installs[row] && sessions[end] == sessions[row] { end += 1 }
-                days.addSessionDay(install: id(installs[row]), session: id(sessions[row]), utcDay: entry.day,
-                                   lastTimeMs: times[end - 1], lastEventID: ids[end - 1])
-                row = end
-            }
-            if !named.isEmpty {
-                for row in 0..<read.chunk.rows where isReport[row] != 0 {
-                    days.addReport(session: id(sessions[row]), timeMs: times[row], named: named[row] != 0 ? .key(named[row]) : nil)
+            return days
+        }
+        var byDay: [Int64: [ColumnManifest.ChunkEntry]] = [:]
+        for entry in store.manifest.chunks { byDay[entry.day, default: []].append(entry) }
+        // Per session code: the day it was last seen on (+1) and its entry that day.
+        var seenOn = [Int64](repeating: 0, count: store.manifest.uuids.count + 1)
+        var slotOf = [Int32](repeating: 0, count: store.manifest.uuids.count + 1)
+        struct Last { var install: UInt64; var session: UInt64; var time: Int64; var id: UUIDWords }
+        for day in byDay.keys.sorted() {
+            var entries: [Last] = []
+            var others: [[UInt64]: Int] = [:]
+            func note(_ install: UInt64, _ session: UInt64, _ time: Int64, _ eventID: UUIDWords) {
+                let slot: Int
+                if session != 0, session < UInt64(seenOn.count), seenOn[Int(session)] == day + 1, entries[Int(slotOf[Int(session)])].install == install {
+                    slot = Int(slotOf[Int(session)])
+                } else if session != 0, session < UInt64(seenOn.count), seenOn[Int(session)] != day + 1 {
+                    seenOn[Int(session)] = day + 1
+                    slotOf[Int(session)] = Int32(entries.count)
+                    entries.append(Last(install: install, session: session, time: time, id: eventID))
+                    return
+                } else if let known = others[[install, session]] {
+                    slot = known
+                } else {
+                    others[[install, session]] = entries.count
+                    entries.append(Last(install: install, session: session, time: time, id: eventID))
+                    return
                 }
+                if (entries[slot].time, entries[slot].id) < (time, eventID) { (entries[slot].time, entries[slot].id) = (time, eventID) }
+            }
+            for entry in byDay[day]! {
+                let rows = try SessionRows(entry, store: store, reports: matchers, keyColumn: keyColumn)
+                var row = 0
+                while row < rows.count {
+                    // A run of one install's rows in one session: its last row is its last by (time, id).
+                    var end = row + 1
+                    while end < rows.count && rows.installs[end] == rows.installs[row] && rows.sessions[end] == rows.sessions[row] { end += 1 }
+                    note(rows.installs[row], rows.sessions[row], rows.times[end - 1], rows.ids[end - 1])
+                    row = end
+                }
+                if !rows.named.isEmpty {
+                    for row in 0..<rows.count where rows.isReport[row] != 0 {
+                        days.addReport(session: id(rows.sessions[row]), timeMs: rows.times[row], named: rows.named[row] != 0 ? .key(rows.named[row]) : nil)
+                    }
+                }
+            }
+            for last in entries {
+                days.addSessionDay(install: id(last.install), session: id(last.session), utcDay: day, lastTimeMs: last.time, lastEventID: last.id)
             }
         }
         return days
+    }
+}
+
+/// One chunk's columns as crash-free sessions read them.
+struct SessionRows {
+    let installs: [UInt64]
+    let sessions: [UInt64]
+    let times: [Int64]
+    let ids: [UUIDWords]
+    let isReport: [UInt32]
+    /// The session each report names (empty when the chunk holds no report).
+    let named: [UInt64]
+    var count: Int { times.count }
+
+    init(_ entry: ColumnManifest.ChunkEntry, store: ColumnStore, reports: RowMatchers, keyColumn: String) throws {
+        let read = ChunkColumns(chunk: try store.chunk(entry), file: entry.file)
+        installs = try read.keys(ColumnName.installID, store.textKeys)
+        sessions = try read.textKeys(ColumnName.sessionID, store.textKeys)
+        times = try read.times(ColumnName.eventTime)
+        ids = try read.ids()
+        isReport = try reports.masks(read, strings: store.strings)
+        named = isReport.contains(1) ? try read.textKeys(keyColumn, store.textKeys) : []
     }
 }
 
