@@ -16,22 +16,11 @@ import Testing
 
     @Test("events acknowledged just before a page are in it: the page seals the tail first and answers from the column store")
     func acknowledgedEventsAreInTheNextPage() async throws {
-        let directory = try temporaryDirectory("handz-served-columns")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = directory.appendingPathComponent("handz-events.sqlite").path
-        let events = directory.appendingPathComponent("events.ndjson").path
-        #expect(try CommandRunner.run(["simulate", "--installs", "30", "--days", "5", "--seed", "5", "--out", events]).status == 0)
-        #expect(try CommandRunner.run(["import", "--db", database, events]).status == 0)
-        let ingest = IngestionKey.generate(scopes: [.ingest])
-        let analyst = IngestionKey.generate(scopes: [.analyst])
-        try KeysFile(keys: [ingest, analyst]).save(path: directory.appendingPathComponent("handz-keys.json").path)
-        let server = try ServerProcess(directory: directory)
-        defer { server.stop() }
-        let signedIn = try DashboardSecurityTests.exchange(port: server.port, "POST", "/dashboards/login", body: "key_id=\(analyst.id)&secret=\(analyst.secretHex)")
-        let session = try #require(signedIn.allHeaders.first?.split(separator: ";").first.map(String.init))
+        let served = try ServedSimulatedStore("handz-served-columns", installs: 30, days: 5, seed: 5)
+        defer { served.stop() }
         // A day after the simulated data: nothing there until the batch below.
         let page = "/dashboards/explore?steps=app_open,onboarding_viewed&range=custom&from=2026-03-20&to=2026-03-20"
-        let get = { try DashboardSecurityTests.exchange(port: server.port, "GET", page, headers: ["Cookie": session]) }
+        let get = { try served.get(page) }
         let before = try get()
         #expect(before.status == 200)
         #expect(Self.stepOneActors(before.body) ?? 0 == 0)
@@ -45,7 +34,7 @@ import Testing
             event["event_id"] = String(format: "0199aaaa-0020-7000-8000-%012d", install)
             batch.append(event.json)
         }
-        let sent = try await IngestHTTPClient(baseURL: server.baseURL, key: ingest).send(events: batch)
+        let sent = try await IngestHTTPClient(baseURL: served.server.baseURL, key: served.ingest).send(events: batch)
         #expect(sent.status == 200 && sent.json?["accepted"] as? Int == 3, "\(sent.body)")
 
         let after = try get()
@@ -53,9 +42,9 @@ import Testing
         #expect(Self.stepOneActors(after.body) == 3, "the three installs acknowledged a moment ago")
         #expect(after.body.contains("handz-events.sqlite, column store"))
         // The page sealed through the log's last event (or the background seal had already).
-        let log = try SQLiteDatabase(path: database, readOnly: true)
+        let log = try SQLiteDatabase(path: served.database, readOnly: true)
         let lastRowID = try #require(try log.scalar("SELECT MAX(rowid) FROM events"))
-        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: database + ".columns/manifest.json"))) as? [String: Any]
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: served.database + ".columns/manifest.json"))) as? [String: Any]
         #expect((manifest?["sealed_through_rowid"] as? Int).map(Int64.init) == lastRowID)
     }
 }

@@ -15,30 +15,17 @@ import Testing
 
     @Test("a phone dated 2099 moves neither the default range nor range=all; both pages stay on the real days and are cached")
     func wrongClockMovesNoPage() async throws {
-        let directory = try temporaryDirectory("handz-served-future")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let events = directory.appendingPathComponent("events.ndjson").path
-        let simulated = try CommandRunner.run(["simulate", "--installs", "40", "--days", "10", "--seed", "3", "--out", events])
-        #expect(simulated.status == 0, "\(simulated.stderr)")
-        let imported = try CommandRunner.run(["import", "--db", directory.appendingPathComponent("handz-events.sqlite").path, events])
-        #expect(imported.status == 0, "\(imported.stderr)")
-        let ingest = IngestionKey.generate(scopes: [.ingest])
-        let analyst = IngestionKey.generate(scopes: [.analyst])
-        try KeysFile(keys: [ingest, analyst]).save(path: directory.appendingPathComponent("handz-keys.json").path)
-        let server = try ServerProcess(directory: directory)
-        defer { server.stop() }
-
-        let signedIn = try DashboardSecurityTests.exchange(port: server.port, "POST", "/dashboards/login", body: "key_id=\(analyst.id)&secret=\(analyst.secretHex)")
-        let session = try #require(signedIn.allHeaders.first?.split(separator: ";").first.map(String.init))
+        let served = try ServedSimulatedStore("handz-served-future", installs: 40, days: 10, seed: 3)
+        defer { served.stop() }
         let pages = ["/dashboards/d/launch_health", "/dashboards/d/launch_health?range=all"]
-        let get = { (page: String) in try DashboardSecurityTests.exchange(port: server.port, "GET", page, headers: ["Cookie": session]) }
+        let get = { (page: String) in try served.get(page) }
         let before = try pages.map { try #require(Self.title(try get($0).body)) }
         #expect(before.allSatisfy { $0.contains("2026-03-") && !$0.contains("2099") }, "\(before)")
 
         var event = EventBuilder("app_open")
         event["event_time_utc"] = "2099-12-31T12:00:00.000Z"
         event["event_id"] = "01999999-2099-7000-8000-000000000001"
-        let sent = try await IngestHTTPClient(baseURL: server.baseURL, key: ingest).send(events: [event.json])
+        let sent = try await IngestHTTPClient(baseURL: served.server.baseURL, key: served.ingest).send(events: [event.json])
         #expect(sent.status == 200 && sent.json?["accepted"] as? Int == 1, "\(sent.body)")
 
         for (page, title) in zip(pages, before) {

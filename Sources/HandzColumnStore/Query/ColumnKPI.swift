@@ -2,7 +2,7 @@ import HandzAnalyticsCore
 import HandzQuery
 
 /// The KPIs of CH33 §5.2 on the column store: the rows of the measure's `ae` CTE read from the
-/// chunks (``ScannedRows``), then the measure's template (`KPISQLBuilder`) computed in Swift on
+/// chunks (`ScannedRows`), then the measure's template (`KPISQLBuilder`) computed in Swift on
 /// integers — the same definitions, row for row; the tests hold every KPI to the SQL.
 ///
 /// Per install or per user (CH33 §3.1; ``UserMap``).

@@ -2,7 +2,7 @@ import HandzAnalyticsCore
 
 /// The `sd(session, day, bad, lst)` relation of a `session_share` with a session key (crash-free
 /// sessions, CH33 §5.2 Quality, §6.11, §7.1), built from one pass over every stored event in any
-/// order: what ``EventQuerySQLBuilder/sessionDays(_:match:access:from:to:)`` computes in SQL with
+/// order: what `EventQuerySQLBuilder.sessionDays` computes in SQL with
 /// three sorts of all events (`rep`, `ls`, `sb`), here with three hash tables.
 ///
 /// - `rep`: the sessions a report names, at any time (a crash is reported on the next launch).
