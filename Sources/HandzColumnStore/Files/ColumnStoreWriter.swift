@@ -74,6 +74,7 @@ public final class ColumnStoreWriter {
         let name = "\(eventName).\(day).\(manifest.generation + 1)-\(sequence).chunk"
         let bytes = ChunkEncoder.encode(eventName: eventName, day: day, columns: columns)
         try DurableFile.publish(bytes, to: directory + "/" + name, name: name)
+        SealFault.reached("chunk-written")
         var times: [Int64] = []
         if case .times(let values)? = columns.first(where: { $0.name == ColumnName.eventTime })?.values { times = values }
         var versions: [String] = []
@@ -150,10 +151,12 @@ public final class ColumnStoreWriter {
         try DurableFile.append(stringTail, to: directory + "/" + manifest.strings.file, name: manifest.strings.file, at: manifest.strings.bytes)
         next.strings.count = dictionaries.strings.count
         next.strings.bytes = manifest.strings.bytes + stringTail.count
+        SealFault.reached("dictionaries-appended")
         let retiredFiles = Set(retired.map(\.file))
         next.chunks = (manifest.chunks.filter { !retiredFiles.contains($0.file) } + written)
             .sorted { ($0.event, $0.day, $0.file) < ($1.event, $1.day, $1.file) }
         try DurableFile.publish(next.encoded(), to: directory + "/" + ColumnManifest.fileName, name: ColumnManifest.fileName)
+        SealFault.reached("manifest-published")
         manifest = next
         for file in retiredFiles.union(abandoned) { DurableFile.remove(directory + "/" + file) }
         written = []

@@ -95,6 +95,7 @@ public struct LogSealer {
             return Outcome(sealedRows: 0, startedOver: startedOver, watermark: writer.manifest.sealedThroughRowID, abandoned: true)
         }
         try writer.mergeParts(maxParts: maxPartsPerDay)
+        SealFault.reached("merged")
         try writer.publish(sealedThroughRowID: last, logChanges: changes)
         return Outcome(sealedRows: read, startedOver: startedOver, watermark: writer.manifest.sealedThroughRowID)
     }
