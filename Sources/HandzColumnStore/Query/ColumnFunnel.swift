@@ -122,11 +122,25 @@ public struct ColumnFunnel {
     func addSuccessOnAnyEvent(_ success: FunnelSuccess, stepEvents: Set<String>, into evaluator: inout FunnelEvaluator) throws {
         let windows = evaluator.successSearchWindows()
         guard !windows.isEmpty else { return }
-        // Each window by its install's text key (the actor names ActorNumbers gave: "k" + key).
-        var byKey: [UInt64: (fromMs: Int64, throughMs: Int64, actor: Int32)] = [:]
+        // Each window by its install's text key (the actor names ActorNumbers gave: "k" + key):
+        // by an array for UUID codes (every canonical id), so a row costs no hash; else a dictionary.
+        var windowList: [(fromMs: Int64, throughMs: Int64, actor: Int32)] = []
+        var byCode: [Int32] = []
+        var byOtherKey: [UInt64: Int32] = [:]
         for window in windows {
             guard let key = UInt64(window.actor.dropFirst()) else { continue }
-            byKey[key] = (window.fromMs, window.throughMs, window.actorNumber)
+            let index = Int32(windowList.count)
+            windowList.append((window.fromMs, window.throughMs, window.actorNumber))
+            if key < TextKeys.stringTag {
+                if Int(key) >= byCode.count { byCode += repeatElement(-1, count: Int(key) + 1 - byCode.count) }
+                byCode[Int(key)] = index
+            } else {
+                byOtherKey[key] = index
+            }
+        }
+        func window(_ key: UInt64) -> Int32? {
+            if key < UInt64(byCode.count) { let index = byCode[Int(key)]; return index >= 0 ? index : nil }
+            return key < TextKeys.stringTag ? nil : byOtherKey[key]
         }
         let earliest = windows.map(\.fromMs).min()!, latest = windows.map(\.throughMs).max()!
         let successBit = UInt32(1) << UInt32(evaluator.query.funnel.steps.count)
@@ -142,7 +156,7 @@ public struct ColumnFunnel {
             let times = try read.times(ColumnName.eventTime)
             var ids: [UUIDWords]?
             for row in 0..<chunk.rows {
-                guard let window = byKey[installs[row]], times[row] >= window.fromMs, times[row] <= window.throughMs,
+                guard let index = window(installs[row]), case let window = windowList[Int(index)], times[row] >= window.fromMs, times[row] <= window.throughMs,
                       always != 0 || filtered[0].checks.allSatisfy({ Int($0.codes[row]) < $0.allowed.count && $0.allowed[Int($0.codes[row])] }) else { continue }
                 if ids == nil { ids = try read.ids() }
                 evaluator.add(actorNumber: window.actor, timeMs: times[row], eventID: ids![row], steps: successBit, breakdown: nil)
