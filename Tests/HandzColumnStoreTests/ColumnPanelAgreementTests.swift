@@ -16,14 +16,15 @@ import Testing
     let catalog = RepositoryCatalog.catalog
     let dashboards = DashboardLoader.load(directory: RepositoryCatalog.root.appendingPathComponent("dashboards").path).dashboards
 
-    func engine(_ store: SimulatedStore) throws -> ColumnPanels {
-        ColumnPanels(store: try ColumnStore(directory: store.columnsDirectory), catalog: catalog,
+    func engine(_ store: SimulatedStore, cache: ColumnCache? = nil) throws -> ColumnPanels {
+        ColumnPanels(store: try ColumnStore(directory: store.columnsDirectory, cache: cache), catalog: catalog,
                      firstSeen: try InstallFirstSeenTimes(database: try SQLiteDatabase(path: store.path, readOnly: true)))
     }
 
-    @Test("every panel of the six dashboards, plain and broken down: the column engine agrees with the SQL on the log and on the layer")
+    @Test("every panel of the six dashboards, plain, broken down and per user, sharing decoded columns as a render does: the column engine agrees with the SQL on the log and on the layer")
     func panelsAgree() throws {
-        let engine = try engine(data)
+        let cache = ColumnCache()
+        let engine = try engine(data, cache: cache)
         let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
         let layer = try StoreAnalysis(path: data.path, catalog: catalog)
         #expect(dashboards.count == 6)
@@ -44,6 +45,7 @@ import Testing
             }
         }
         #expect(left == 0, "sources left to SQLite: \(left)")
+        #expect(cache.bytes > 0, "the panels shared decoded columns")
         #expect(answered >= 100, "sources answered by the column engine: \(answered)")
     }
 

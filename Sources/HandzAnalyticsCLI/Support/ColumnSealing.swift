@@ -21,18 +21,19 @@ enum ColumnSealing {
 
     /// The column store of `db` when it is current (sealed through the log's last event, nothing
     /// changed since); nil otherwise, and the caller reads the SQLite copies.
-    static func currentStore(db: String) throws -> ColumnStore? {
+    static func currentStore(db: String, cache: ColumnCache? = nil) throws -> ColumnStore? {
         let directory = ColumnStore.directory(forDatabase: db)
         guard FileManager.default.fileExists(atPath: directory + "/" + ColumnManifest.fileName) else { return nil }
-        let store = try ColumnStore(directory: directory)
+        let store = try ColumnStore(directory: directory, cache: cache)
         let log = try SQLiteDatabase(path: db, readOnly: true)
         return try store.isCurrent(with: log) ? store : nil
     }
 
     /// The column engine for the panels and KPIs of `db` when its column store is current, with
-    /// the store's `install_first_seen` (read-only); nil otherwise.
+    /// the store's `install_first_seen` (read-only); nil otherwise. Its queries share decoded
+    /// columns (``ColumnCache``): the panels of a render read the same chunks.
     static func currentPanels(db: String, catalog: Catalog) throws -> ColumnPanels? {
-        guard let store = try currentStore(db: db) else { return nil }
+        guard let store = try currentStore(db: db, cache: ColumnCache()) else { return nil }
         return ColumnPanels(store: store, catalog: catalog, firstSeen: try InstallFirstSeenTimes(database: try SQLiteDatabase(path: db, readOnly: true)))
     }
 }

@@ -21,8 +21,13 @@ public final class ColumnStore: @unchecked Sendable {
     /// `handz-events.sqlite` → `handz-events.sqlite.columns` (HandzStore's `ColumnStoreCopy`).
     public static func directory(forDatabase path: String) -> String { ColumnStoreCopy.directory(forDatabase: path) }
 
-    public init(directory: String) throws(ColumnStoreError) {
+    /// Decoded columns kept across the queries on this store (``ColumnCache``); nil: none kept
+    /// (a single command reads each column once anyway).
+    public let cache: ColumnCache?
+
+    public init(directory: String, cache: ColumnCache? = nil) throws(ColumnStoreError) {
         self.directory = directory
+        self.cache = cache
         let manifestPath = directory + "/" + ColumnManifest.fileName
         if DurableFile.exists(manifestPath) {
             manifest = try ColumnManifest.decode(try DurableFile.read(manifestPath, name: ColumnManifest.fileName))
@@ -77,11 +82,18 @@ public final class ColumnStore: @unchecked Sendable {
 
     /// Reads and checks one chunk's header (its blocks are checked as they are read).
     public func chunk(_ entry: ColumnManifest.ChunkEntry) throws(ColumnStoreError) -> ChunkFile {
+        if let kept = cache?.chunk(entry.file) { return kept }
         let chunk = try ChunkReading(directory: directory).chunk(entry)
+        defer { cache?.keep(chunk, file: entry.file) }
         guard chunk.eventName == entry.event, chunk.day == entry.day, chunk.rows == entry.rows else {
             throw ColumnStoreError(.corruptFile, file: entry.file, reason: "its header differs from the manifest's entry")
         }
         return chunk
+    }
+
+    /// One chunk's columns for a query, through the store's cache when it keeps one.
+    func columns(_ entry: ColumnManifest.ChunkEntry) throws(ColumnStoreError) -> ChunkColumns {
+        ChunkColumns(chunk: try chunk(entry), file: entry.file, cache: cache)
     }
 
     /// The chunks of `events` that may hold an event time in [fromMs, toMs).
@@ -108,7 +120,7 @@ public final class ColumnStore: @unchecked Sendable {
                 versions.formUnion(entry.catalogVersions)
                 continue
             }
-            let read = ChunkColumns(chunk: try chunk(entry), file: entry.file)
+            let read = try columns(entry)
             let times = try read.times(ColumnName.eventTime)
             let type = read.chunk.entry(ColumnName.catalogVersion)?.type ?? .string
             let codes = try read.codesIfPresent(ColumnName.catalogVersion, type: type, strings: strings) ?? []

@@ -12,6 +12,8 @@ public struct ChunkFile: Sendable {
     public let maxTimeMs: Int64
     public let entries: [ChunkLayout.Entry]
     let bytes: [UInt8]
+    /// The file's size in memory.
+    var byteCount: Int { bytes.count }
     let dataStart: Int
 
     public init(bytes: [UInt8]) throws(ChunkFormatError) {

@@ -8,16 +8,24 @@ struct ChunkColumns {
     let chunk: ChunkFile
     let file: String
 
-    init(chunk: ChunkFile, file: String) {
+    /// Decoded columns shared with other queries on the same store, when it keeps them.
+    let cache: ColumnCache?
+
+    init(chunk: ChunkFile, file: String, cache: ColumnCache? = nil) {
         self.chunk = chunk
         self.file = file
+        self.cache = cache
     }
 
     /// The column's values, nil when the chunk lacks it.
     func valuesIfPresent(_ name: String) throws(ColumnStoreError) -> ColumnValues? { try values(name) }
 
     private func values(_ name: String) throws(ColumnStoreError) -> ColumnValues? {
-        do { return try chunk.column(name) } catch { throw ColumnStoreError(error, file: file) }
+        if let cache, let kept = cache.column(file, name) { return kept }
+        let values: ColumnValues?
+        do { values = try chunk.column(name) } catch { throw ColumnStoreError(error, file: file) }
+        if let cache, let values { cache.keep(values, file: file, name: name) }
+        return values
     }
 
     /// A code column every row has (the install).

@@ -57,8 +57,8 @@ public struct ColumnFunnel {
         var evaluator = FunnelEvaluator(query: query)
         var actors = ActorNumbers()
         for entry in store.chunks(events: names, fromMs: query.fromMs, toMs: horizon) {
-            let chunk = try store.chunk(entry)
-            let read = ChunkColumns(chunk: chunk, file: entry.file)
+            let read = try store.columns(entry)
+            let chunk = read.chunk
             let installs = actorKeys.keys(try read.keys(ColumnName.installID, store.textKeys))
             let times = try read.times(ColumnName.eventTime)
             let ids = try read.ids()
@@ -100,7 +100,7 @@ public struct ColumnFunnel {
         struct InstallValue: Hashable { var install: UInt64; var value: UInt64 }
         var first: [InstallValue: (time: Int64, id: UUIDWords)] = [:]
         for entry in store.chunks(events: Set(success.events), fromMs: .min, toMs: horizon) {
-            let read = ChunkColumns(chunk: try store.chunk(entry), file: entry.file)
+            let read = try store.columns(entry)
             let masks = try matchers.masks(read, strings: store.strings)
             let values = try read.textKeys(column, store.textKeys)
             let installs = actorKeys.keys(try read.keys(ColumnName.installID, store.textKeys))
@@ -148,8 +148,8 @@ public struct ColumnFunnel {
         matchers.add(bit: successBit, events: [], filters: success.filters, catalog: catalog, strings: store.strings)
         let actorKeys = try ActorKeys(evaluator.query.actor, store: store)
         for entry in store.manifest.chunks where !stepEvents.contains(entry.event) && entry.maxTimeMs >= earliest && entry.minTimeMs <= latest {
-            let chunk = try store.chunk(entry)
-            let read = ChunkColumns(chunk: chunk, file: entry.file)
+            let read = try store.columns(entry)
+            let chunk = read.chunk
             let (always, filtered) = try matchers.plan(read, strings: store.strings)
             guard always != 0 || !filtered.isEmpty else { continue }
             let installs = actorKeys.keys(try read.keys(ColumnName.installID, store.textKeys))

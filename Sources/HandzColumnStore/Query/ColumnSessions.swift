@@ -101,7 +101,7 @@ struct SessionRows {
     var count: Int { times.count }
 
     init(_ entry: ColumnManifest.ChunkEntry, store: ColumnStore, reports: RowMatchers, keyColumn: String) throws {
-        let read = ChunkColumns(chunk: try store.chunk(entry), file: entry.file)
+        let read = try store.columns(entry)
         installs = try read.keys(ColumnName.installID, store.textKeys)
         sessions = try read.textKeys(ColumnName.sessionID, store.textKeys)
         times = try read.times(ColumnName.eventTime)

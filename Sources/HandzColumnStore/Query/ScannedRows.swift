@@ -48,7 +48,7 @@ struct ScannedRows {
         let lower = request.fromMs ?? .min, upper = request.toMs ?? .max
         let actors = try ActorKeys(request.actor, store: store)
         for entry in store.manifest.chunks where (request.events?.contains(entry.event) ?? true) && entry.maxTimeMs >= lower && entry.minTimeMs < upper {
-            let read = ChunkColumns(chunk: try store.chunk(entry), file: entry.file)
+            let read = try store.columns(entry)
             let times = try read.times(ColumnName.eventTime)
             let whole = entry.minTimeMs >= lower && entry.maxTimeMs < upper
             let rows = whole ? Array(0..<read.chunk.rows) : (0..<read.chunk.rows).filter { times[$0] >= lower && times[$0] < upper }

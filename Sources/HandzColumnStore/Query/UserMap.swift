@@ -13,7 +13,7 @@ public struct UserMap: Sendable {
     init(store: ColumnStore) throws(ColumnStoreError) {
         var first: [UInt64: (time: Int64, id: UUIDWords, user: UInt64)] = [:]
         for entry in store.manifest.chunks {
-            let read = ChunkColumns(chunk: try store.chunk(entry), file: entry.file)
+            let read = try store.columns(entry)
             guard read.chunk.entry(ColumnName.userID) != nil else { continue }
             let users = try read.textKeys(ColumnName.userID, store.textKeys)
             guard users.contains(where: { $0 != 0 }) else { continue }

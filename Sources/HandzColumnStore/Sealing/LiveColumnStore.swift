@@ -29,6 +29,9 @@ public final class LiveColumnStore: Sendable {
     /// dictionary, the user map) serve every page of that generation.
     private let reader = Mutex<(identity: [Int], store: ColumnStore)?>(nil)
 
+    /// What the pages of one generation keep decoded (``ColumnCache``).
+    static let cacheBudget = 384 << 20
+
     public init(databasePath: String, catalog: Catalog, maxTailRows: Int64 = 200_000) {
         self.databasePath = databasePath
         self.catalog = catalog
@@ -98,7 +101,8 @@ public final class LiveColumnStore: Sendable {
     func current() throws -> ColumnStore {
         let identity = Self.identity(directory + "/" + ColumnManifest.fileName)
         if let kept = reader.withLock({ $0 }), kept.identity == identity, !identity.isEmpty { return kept.store }
-        let store = try ColumnStore(directory: directory)
+        // The pages of one generation share decoded columns (the same chunks, page after page).
+        let store = try ColumnStore(directory: directory, cache: ColumnCache(budgetBytes: Self.cacheBudget))
         reader.withLock { $0 = (identity, store) }
         return store
     }
