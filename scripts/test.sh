@@ -58,7 +58,7 @@ second_lane() {
   timed "the lint plugin fails the fixture app's build in place (FixtureAppBuildTests)" \
     env HANDZ_FIXTURE_SCRATCH="$PWD/.build" HANDZ_FIXTURE_BUILD_FLAGS="${BUILD_FLAGS[*]}" \
     "$BIN_DIR/HandzAnalyticsPackageTests.xctest" --testing-library swift-testing --filter FixtureAppBuildTests || return
-  timed "fuzz: the parsers that read attacker bytes (libFuzzer, 30 s each; FUZZING.md)" scripts/fuzz.sh 30 || return
+  timed "fuzz: the parsers that read attacker bytes (libFuzzer, 20 s each; FUZZING.md)" scripts/fuzz.sh 20 || return
   timed "funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark" scripts/check-engines.sh || return
 }
 stage_start "lane: the lint fixture app, the fuzzers, then the engines' agreement" second_lane
