@@ -18,7 +18,6 @@ import Testing
         defer { try? FileManager.default.removeItem(at: data.directory) }
         let lockName = URL(fileURLWithPath: data.columnsDirectory).lastPathComponent + ".lock"
         var first: ColumnStoreWriter? = try ColumnStoreWriter(directory: data.columnsDirectory)
-        #expect(first != nil)
         let refusal = #expect(throws: ColumnStoreError.self) { _ = try ColumnStoreWriter(directory: data.columnsDirectory, lockWait: .milliseconds(100)) }
         #expect(refusal?.code == .busy)
         #expect(refusal?.file == lockName)
@@ -32,14 +31,8 @@ import Testing
         let data = try SimulatedStore(installs: 30, days: 3, seed: 12)
         defer { try? FileManager.default.removeItem(at: data.directory) }
         let database = try SQLiteDatabase(path: data.path)
-        // New rows to seal: a copy of day 1's events under new ids, a day later.
-        try database.execute("""
-            INSERT INTO events (event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id, user_state, app_version, build_number,
-              platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties)
-            SELECT randomblob(16), event_name, event_time_ms + 86400000, received_time_ms + 86400000, install_id, session_id, user_id, user_state, app_version,
-              build_number, platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties FROM events
-            WHERE event_time_ms < \(SimulatedStore.fromMs + 86_400_000)
-            """)
+        // New rows to seal: day 1's events again, a day later, under new ids.
+        try data.appendCopyOfFirstDays(1)
         let before = try ColumnStore(directory: data.columnsDirectory).manifest
         let forgotten = try #require(try database.prepare("SELECT install_id FROM events ORDER BY install_id LIMIT 1").query { $0.text(0) }.first ?? nil)
         let deleter = try SQLiteDatabase(path: data.path)

@@ -18,15 +18,9 @@ import Testing
         let data = try SimulatedStore(installs: 30, days: 4, seed: 21)
         defer { try? FileManager.default.removeItem(at: data.directory) }
         let database = try SQLiteDatabase(path: data.path)
-        // New rows on days already sealed (days 0–1 again, a day later, new ids): the seal writes
-        // parts, merges them with the live chunks of days 1–2 and retires those.
-        try database.execute("""
-            INSERT INTO events (event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id, user_state, app_version, build_number,
-              platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties)
-            SELECT randomblob(16), event_name, event_time_ms + 86400000, received_time_ms + 86400000, install_id, session_id, user_id, user_state, app_version,
-              build_number, platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties FROM events
-            WHERE event_time_ms < \(SimulatedStore.fromMs + 2 * 86_400_000)
-            """)
+        // New rows on days already sealed: the seal writes parts, merges them with the live
+        // chunks of days 1–2 and retires those.
+        try data.appendCopyOfFirstDays(2)
         let before = try ColumnStore(directory: data.columnsDirectory)
         let total = Int(try #require(try database.scalar("SELECT COUNT(*) FROM events")))
         #expect(total > before.rowCount)

@@ -36,6 +36,13 @@ public struct UUIDWords: Hashable, Comparable, Sendable {
     /// `uuid_text` writes); nil for anything else, upper case included, so that equal words mean
     /// equal text. Any version: this reads ids already stored, it does not validate new ones
     /// (that is `UUIDFormat`).
+    /// ``init(lowercaseText:)`` on a string's UTF-8.
+    public init?(lowercaseString text: String) {
+        var text = text
+        guard let words = text.withUTF8({ UUIDWords(lowercaseText: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = words
+    }
+
     @inlinable
     public init?(lowercaseText text: UnsafeRawBufferPointer) {
         guard text.count == 36 else { return nil }

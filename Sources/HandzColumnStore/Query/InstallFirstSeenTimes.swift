@@ -21,8 +21,7 @@ public struct InstallFirstSeenTimes: Sendable {
     }
 
     public mutating func add(install: String, firstSeenMs: Int64) {
-        var text = install
-        if let id = text.withUTF8({ UUIDWords(lowercaseText: UnsafeRawBufferPointer($0)) }) {
+        if let id = UUIDWords(lowercaseString: install) {
             byUUID[id] = min(byUUID[id] ?? .max, firstSeenMs)
         } else {
             byText[install] = min(byText[install] ?? .max, firstSeenMs)
@@ -37,8 +36,7 @@ public struct InstallFirstSeenTimes: Sendable {
     func time(key: UInt64, _ keys: TextKeys, _ dictionaries: Dictionaries) -> Int64? {
         guard let text = keys.text(key, dictionaries) else { return nil }
         if key < TextKeys.stringTag, let id = dictionaries.uuid(UInt32(key)) { return byUUID[id] }
-        var canonical = text
-        if let id = canonical.withUTF8({ UUIDWords(lowercaseText: UnsafeRawBufferPointer($0)) }) { return byUUID[id] }
+        if let id = UUIDWords(lowercaseString: text) { return byUUID[id] }
         return byText[text]
     }
 }

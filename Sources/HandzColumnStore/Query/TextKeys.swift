@@ -35,8 +35,7 @@ public struct TextKeys: Sendable {
         var candidates: [(code: UInt32, id: UUIDWords)] = []
         var mapped: [UInt32: UInt64] = [:]
         for (index, text) in strings.enumerated() {
-            var text = text
-            if let id = text.withUTF8({ UUIDWords(lowercaseText: UnsafeRawBufferPointer($0)) }) {
+            if let id = UUIDWords(lowercaseString: text) {
                 candidates.append((UInt32(index + 1), id))
             } else if let value = Int64(text), String(value) == text, let word = IntegerCell.word(value) {
                 mapped[UInt32(index + 1)] = Self.integerKey(word)

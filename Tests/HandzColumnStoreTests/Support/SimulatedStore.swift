@@ -40,6 +40,19 @@ final class SimulatedStore: @unchecked Sendable {
         return try sealer.seal(database, into: try ColumnStoreWriter(directory: columnsDirectory))
     }
 
+    /// Appends to the log a copy of the events of its first `days` days, a day later, under new
+    /// event ids (new rows on days already sealed: the next seal writes parts and merges them
+    /// with the live chunks of those days).
+    func appendCopyOfFirstDays(_ days: Int) throws {
+        try SQLiteDatabase(path: path).execute("""
+            INSERT INTO events (event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id, user_state, app_version, build_number,
+              platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties)
+            SELECT randomblob(16), event_name, event_time_ms + 86400000, received_time_ms + 86400000, install_id, session_id, user_id, user_state, app_version,
+              build_number, platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties FROM events
+            WHERE event_time_ms < \(Self.fromMs + Int64(days) * 86_400_000)
+            """)
+    }
+
     /// Each NDJSON event as a log row (retries, which share an event id, stored once).
     static func insert(_ lines: [String], path: String) throws {
         let database = try SQLiteDatabase(path: path)
