@@ -19,7 +19,7 @@ import Testing
         let store = try ColumnStore(directory: directory)
         let dictionaries = try store.uuidDictionary()
         var out: [String: [String: [String]]] = [:]
-        for entry in store.manifest.chunks {
+        for entry in store.manifest.allChunks {
             let chunk = try store.chunk(entry)
             var columns: [String: [String]] = [:]
             for column in try chunk.allColumns() {
@@ -52,7 +52,7 @@ import Testing
         let manifest = try ColumnStore(directory: parted).manifest
         #expect(Set(manifest.chunks.map { "\($0.event)/\($0.day)" }).count == manifest.chunks.count, "one chunk per event and day")
         let files = Set(try FileManager.default.contentsOfDirectory(atPath: parted))
-        #expect(files == Set(manifest.chunks.map(\.file) + [ColumnManifest.fileName, manifest.uuids.file, manifest.strings.file]), "no part left behind")
+        #expect(files == Set(manifest.allChunks.map(\.file) + [ColumnManifest.fileName, manifest.uuids.file, manifest.strings.file]), "no part left behind")
     }
 
     @Test("events stored after a seal are sealed by the next one, and the store equals one seal of everything")
@@ -92,7 +92,7 @@ import Testing
             builder.setText(ColumnName.installID, "0190a000-0000-7000-8000-00000000beef", &writer.dictionaries)
             try writer.write(builder)
         }
-        let orphan = try #require(try FileManager.default.contentsOfDirectory(atPath: data.columnsDirectory).first { !manifestBefore.chunks.map(\.file).contains($0) && $0.hasSuffix(".chunk") })
+        let orphan = try #require(try FileManager.default.contentsOfDirectory(atPath: data.columnsDirectory).first { !manifestBefore.allChunks.map(\.file).contains($0) && $0.hasSuffix(".chunk") })
         let uuidPath = data.columnsDirectory + "/" + manifestBefore.uuids.file
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: uuidPath))
         try handle.seekToEnd()

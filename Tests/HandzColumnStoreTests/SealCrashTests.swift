@@ -43,7 +43,7 @@ import Testing
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let after = try ColumnStore(directory: data.columnsDirectory)
         #expect(after.rowCount == total)
-        let live = Set(after.manifest.chunks.map(\.file) + [ColumnManifest.fileName, after.manifest.uuids.file, after.manifest.strings.file])
+        let live = Set(after.manifest.allChunks.map(\.file) + [ColumnManifest.fileName, after.manifest.uuids.file, after.manifest.strings.file])
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: data.columnsDirectory)) == live, "\(step): no file the manifest does not list")
         let log = try StoreAnalysis(path: data.path, catalog: RepositoryCatalog.catalog, source: .log)
         for funnel in RepositoryCatalog.catalog.funnels where ["F0", "F1"].contains(funnel.id) {

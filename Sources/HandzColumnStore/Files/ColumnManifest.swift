@@ -7,7 +7,10 @@ import Foundation
 /// one does not. A crash at any step leaves a manifest that lists only complete files.
 public struct ColumnManifest: Codable, Equatable, Sendable {
     public static let fileName = "manifest.json"
-    public static let currentFormat = 1
+    /// 2: with the per-session rollup (``sessionChunks``). A store of format 1 is read (its
+    /// crash-free sessions from every event) and resealed by its next writer.
+    public static let currentFormat = 2
+    static let readableFormats = 1...currentFormat
 
     public var format: Int
     /// Bumped by every publish; new files carry it in their names, so no two publishes write the
@@ -21,12 +24,49 @@ public struct ColumnManifest: Codable, Equatable, Sendable {
     public var logChanges: Int64
     public var uuids: DictionaryFile
     public var strings: DictionaryFile
+    /// The event chunks: one event name and UTC day each.
     public var chunks: [ChunkEntry]
+    /// The per-session rollup, a chunk per UTC day (merged like the event chunks' parts): each
+    /// (install, session) seen that day with the time and id of its last event there
+    /// (``SessionRollup``). Written at sealing; empty in a format-1 store.
+    public var sessionChunks: [ChunkEntry]
+
+    /// Whether ``sessionChunks`` covers every event chunk (format 2 on).
+    public var hasSessionRollup: Bool { format >= 2 }
+
+    /// Every chunk file the manifest lists, events' and rollup's.
+    public var allChunks: [ChunkEntry] { chunks + sessionChunks }
+
+    /// Lists `entries`, the rollup's by its event name apart, each list in (event, day, file) order.
+    mutating func setChunks(_ entries: [ChunkEntry]) {
+        let sorted = entries.sorted { ($0.event, $0.day, $0.file) < ($1.event, $1.day, $1.file) }
+        chunks = sorted.filter { $0.event != SessionRollup.eventName }
+        sessionChunks = sorted.filter { $0.event == SessionRollup.eventName }
+    }
 
     enum CodingKeys: String, CodingKey {
         case format, generation, uuids, strings, chunks
+        case sessionChunks = "session_chunks"
         case sealedThroughRowID = "sealed_through_rowid"
         case logChanges = "log_changes"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        format = try container.decode(Int.self, forKey: .format)
+        generation = try container.decode(Int.self, forKey: .generation)
+        sealedThroughRowID = try container.decode(Int64.self, forKey: .sealedThroughRowID)
+        logChanges = try container.decode(Int64.self, forKey: .logChanges)
+        uuids = try container.decode(DictionaryFile.self, forKey: .uuids)
+        strings = try container.decode(DictionaryFile.self, forKey: .strings)
+        chunks = try container.decode([ChunkEntry].self, forKey: .chunks)
+        sessionChunks = try container.decodeIfPresent([ChunkEntry].self, forKey: .sessionChunks) ?? []
+    }
+
+    init(format: Int, generation: Int, sealedThroughRowID: Int64, logChanges: Int64, uuids: DictionaryFile, strings: DictionaryFile,
+         chunks: [ChunkEntry], sessionChunks: [ChunkEntry] = []) {
+        (self.format, self.generation, self.sealedThroughRowID, self.logChanges) = (format, generation, sealedThroughRowID, logChanges)
+        (self.uuids, self.strings, self.chunks, self.sessionChunks) = (uuids, strings, chunks, sessionChunks)
     }
 
     public struct DictionaryFile: Codable, Equatable, Sendable {
@@ -69,16 +109,20 @@ public struct ColumnManifest: Codable, Equatable, Sendable {
         do { manifest = try decoder.decode(ColumnManifest.self, from: Data(bytes)) } catch {
             throw ColumnStoreError(.corruptFile, file: fileName, reason: "not a column-store manifest")
         }
-        guard manifest.format == currentFormat else {
+        guard readableFormats.contains(manifest.format) else {
             throw ColumnStoreError(.corruptFile, file: fileName, reason: "format \(manifest.format) is not one this build reads")
         }
-        let names = [manifest.uuids.file, manifest.strings.file] + manifest.chunks.map(\.file)
+        let names = [manifest.uuids.file, manifest.strings.file] + manifest.allChunks.map(\.file)
         guard names.allSatisfy(isPlainName), Set(names).count == names.count else {
             throw ColumnStoreError(.corruptFile, file: fileName, reason: "a file name that is not a plain name, or listed twice")
         }
-        let counts = [manifest.uuids.count, manifest.uuids.bytes, manifest.strings.count, manifest.strings.bytes] + manifest.chunks.flatMap { [$0.rows, $0.bytes] }
+        let counts = [manifest.uuids.count, manifest.uuids.bytes, manifest.strings.count, manifest.strings.bytes] + manifest.allChunks.flatMap { [$0.rows, $0.bytes] }
         guard counts.allSatisfy({ $0 >= 0 }), manifest.uuids.bytes == manifest.uuids.count * 16 else {
             throw ColumnStoreError(.corruptFile, file: fileName, reason: "a negative count, or a dictionary size that does not match its count")
+        }
+        guard manifest.chunks.allSatisfy({ $0.event != SessionRollup.eventName }),
+              manifest.sessionChunks.allSatisfy({ $0.event == SessionRollup.eventName }) else {
+            throw ColumnStoreError(.corruptFile, file: fileName, reason: "a chunk listed as the other kind")
         }
         return manifest
     }

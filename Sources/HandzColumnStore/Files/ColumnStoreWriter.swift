@@ -57,7 +57,7 @@ public final class ColumnStoreWriter {
         let reader = try ColumnStore(directory: directory)
         let manifest = reader.manifest
         let dictionaries = Dictionaries(uuids: try ColumnStore.readUUIDs(directory, manifest), strings: reader.strings.strings)
-        let live = Set([ColumnManifest.fileName, manifest.uuids.file, manifest.strings.file] + manifest.chunks.map(\.file))
+        let live = Set([ColumnManifest.fileName, manifest.uuids.file, manifest.strings.file] + manifest.allChunks.map(\.file))
         for name in DurableFile.list(directory) where !live.contains(name) { DurableFile.remove(directory + "/" + name) }
         return (manifest, dictionaries)
     }
@@ -93,7 +93,7 @@ public final class ColumnStoreWriter {
     /// a row is rewritten a logarithmic number of times, not at every seal. The parts' rows are
     /// merged in the chunk order; the parts are retired at the next publish.
     public func mergeParts(maxParts: Int = 1) throws(ColumnStoreError) {
-        let live = manifest.chunks.filter { entry in !retired.contains { $0.file == entry.file } } + written
+        let live = manifest.allChunks.filter { entry in !retired.contains { $0.file == entry.file } } + written
         var groups: [String: [ColumnManifest.ChunkEntry]] = [:]
         for entry in live { groups["\(entry.event)\u{0}\(entry.day)", default: []].append(entry) }
         let reader = ChunkReading(directory: directory)
@@ -107,8 +107,9 @@ public final class ColumnStoreWriter {
             }
             var chunks: [ChunkFile] = []
             for part in parts { chunks.append(try reader.chunk(part)) }
-            let merged: [Column]
+            var merged: [Column]
             do { merged = try ChunkMerge.merge(chunks, &dictionaries) } catch { throw ColumnStoreError(error, file: parts[0].file) }
+            if parts[0].event == SessionRollup.eventName { merged = SessionRollup.deduplicated(merged) }
             let newFiles = Set(written.map(\.file))
             written.removeAll { entry in parts.contains { $0.file == entry.file } }
             retired += parts.filter { !newFiles.contains($0.file) }
@@ -122,7 +123,7 @@ public final class ColumnStoreWriter {
     /// dictionaries start empty under new file names, so the next publish leaves no byte of the
     /// old chunks or dictionaries in the directory.
     public func startOver() {
-        retired = manifest.chunks
+        retired = manifest.allChunks
         abandoned += written.map(\.file)
         written = []
         abandoned += [manifest.uuids.file, manifest.strings.file]
@@ -130,6 +131,7 @@ public final class ColumnStoreWriter {
         manifest.uuids = ColumnManifest.DictionaryFile(file: "uuids.\(generation).dict", count: 0, bytes: 0)
         manifest.strings = ColumnManifest.DictionaryFile(file: "strings.\(generation).dict", count: 0, bytes: 0)
         dictionaries = Dictionaries()
+        manifest.format = ColumnManifest.currentFormat
     }
 
     /// Files written and merged away before they were ever published.
@@ -153,8 +155,7 @@ public final class ColumnStoreWriter {
         next.strings.bytes = manifest.strings.bytes + stringTail.count
         SealFault.reached("dictionaries-appended")
         let retiredFiles = Set(retired.map(\.file))
-        next.chunks = (manifest.chunks.filter { !retiredFiles.contains($0.file) } + written)
-            .sorted { ($0.event, $0.day, $0.file) < ($1.event, $1.day, $1.file) }
+        next.setChunks(manifest.allChunks.filter { !retiredFiles.contains($0.file) } + written)
         try DurableFile.publish(next.encoded(), to: directory + "/" + ColumnManifest.fileName, name: ColumnManifest.fileName)
         SealFault.reached("manifest-published")
         manifest = next

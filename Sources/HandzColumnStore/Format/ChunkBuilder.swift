@@ -54,6 +54,18 @@ public struct ChunkBuilder {
         text.withUTF8 { setText(column, UnsafeRawBufferPointer($0), &dictionaries) }
     }
 
+    /// The current row's `column` cell as interned (``uuidFlag`` | code, a string code, or 0).
+    func textCell(_ column: String) -> UInt64 {
+        guard let cells = texts[column], cells.count == rowCount else { return 0 }
+        return cells[rowCount - 1]
+    }
+
+    /// Sets the current row's `column` to a cell ``textCell(_:)`` gave (the session rollup).
+    mutating func setTextCell(_ column: String, _ cell: UInt64) {
+        guard cell != 0 else { return }
+        Self.set(&texts[column, default: []], cell, row: rowCount - 1)
+    }
+
     public mutating func setInteger(_ column: String, _ value: Int64, _ dictionaries: inout Dictionaries) {
         if texts[column] != nil || booleans[column] != nil {
             setText(column, String(value), &dictionaries)

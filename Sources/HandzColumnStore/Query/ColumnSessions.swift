@@ -14,20 +14,27 @@ struct ColumnSessions {
 
     /// The session days of [fromMs, toMs) with `reports` (events naming a session in `key`).
     ///
-    /// With the range on UTC midnights (the dashboards' ranges, and the KPI's on whole days)
-    /// the chunks are read a UTC day at a time, and each (install, session) of the day becomes
-    /// one session day, given to ``SessionDays`` as the SQLite path's session rollup row is (its
-    /// last event's time and id): about one call per session and day instead of one per event.
-    /// The day's sessions are found through an array indexed by the session's UUID code, not a
-    /// hash table; the rare others (text ids, a missing session, a session two installs share)
-    /// through a dictionary. Reports are added row by row. Other ranges take every row.
+    /// With the range on UTC midnights (the dashboards' ranges, and the KPI's on whole days) and
+    /// a store with the session rollup, each (install, session) of a day is one row of the
+    /// day's rollup chunks (``SessionRollup``), given to ``SessionDays`` as the SQLite path's
+    /// session rollup row is (its last event's time and id); only the report events' chunks are
+    /// read besides. A pair's rows from several undeduplicated parts are folded through an
+    /// array indexed by the session's UUID code, not a hash table; the rare others (text ids, a
+    /// missing session, a session two installs share) through a dictionary. Other ranges, and
+    /// a format-1 store, take every row of every chunk.
     func days(reports: EventMatch, key: String, fromMs: Int64, toMs: Int64) throws -> SessionDays {
         var matchers = RowMatchers()
         matchers.add(bit: 1, events: reports.events, filters: reports.filters, catalog: catalog, strings: store.strings)
         let keyColumn = RowMatchers.columnName(key)
         var days = SessionDays(fromMs: fromMs, toMs: toMs)
         func id(_ key: UInt64) -> SessionDays.ID { key == 0 ? .missing : .key(key) }
-        guard fromMs % EventQuery.dayMs == 0 && toMs % EventQuery.dayMs == 0 else {
+        func addReports(_ rows: SessionRows) {
+            guard !rows.named.isEmpty else { return }
+            for row in 0..<rows.count where rows.isReport[row] != 0 {
+                days.addReport(session: id(rows.sessions[row]), timeMs: rows.times[row], named: rows.named[row] != 0 ? .key(rows.named[row]) : nil)
+            }
+        }
+        guard fromMs % EventQuery.dayMs == 0 && toMs % EventQuery.dayMs == 0 && store.manifest.hasSessionRollup else {
             for entry in store.manifest.chunks {
                 let rows = try SessionRows(entry, store: store, reports: matchers, keyColumn: keyColumn)
                 for row in 0..<rows.count {
@@ -38,13 +45,16 @@ struct ColumnSessions {
             }
             return days
         }
-        var byDay: [Int64: [ColumnManifest.ChunkEntry]] = [:]
-        for entry in store.manifest.chunks { byDay[entry.day, default: []].append(entry) }
+        var rollupByDay: [Int64: [ColumnManifest.ChunkEntry]] = [:]
+        for entry in store.manifest.sessionChunks { rollupByDay[entry.day, default: []].append(entry) }
+        for entry in store.manifest.chunks where reports.events.contains(entry.event) {
+            addReports(try SessionRows(entry, store: store, reports: matchers, keyColumn: keyColumn))
+        }
         // Per session code: the day it was last seen on (+1) and its entry that day.
         var seenOn = [Int64](repeating: 0, count: store.manifest.uuids.count + 1)
         var slotOf = [Int32](repeating: 0, count: store.manifest.uuids.count + 1)
         struct Last { var install: UInt64; var session: UInt64; var time: Int64; var id: UUIDWords }
-        for day in byDay.keys.sorted() {
+        for day in rollupByDay.keys.sorted() {
             var entries: [Last] = []
             var others: [[UInt64]: Int] = [:]
             func note(_ install: UInt64, _ session: UInt64, _ time: Int64, _ eventID: UUIDWords) {
@@ -65,21 +75,9 @@ struct ColumnSessions {
                 }
                 if (entries[slot].time, entries[slot].id) < (time, eventID) { (entries[slot].time, entries[slot].id) = (time, eventID) }
             }
-            for entry in byDay[day]! {
-                let rows = try SessionRows(entry, store: store, reports: matchers, keyColumn: keyColumn)
-                var row = 0
-                while row < rows.count {
-                    // A run of one install's rows in one session: its last row is its last by (time, id).
-                    var end = row + 1
-                    while end < rows.count && rows.installs[end] == rows.installs[row] && rows.sessions[end] == rows.sessions[row] { end += 1 }
-                    note(rows.installs[row], rows.sessions[row], rows.times[end - 1], rows.ids[end - 1])
-                    row = end
-                }
-                if !rows.named.isEmpty {
-                    for row in 0..<rows.count where rows.isReport[row] != 0 {
-                        days.addReport(session: id(rows.sessions[row]), timeMs: rows.times[row], named: rows.named[row] != 0 ? .key(rows.named[row]) : nil)
-                    }
-                }
+            for entry in rollupByDay[day]! {
+                let rows = try SessionRows(entry, store: store, reports: nil, keyColumn: keyColumn)
+                for row in 0..<rows.count { note(rows.installs[row], rows.sessions[row], rows.times[row], rows.ids[row]) }
             }
             for last in entries {
                 days.addSessionDay(install: id(last.install), session: id(last.session), utcDay: day, lastTimeMs: last.time, lastEventID: last.id)
@@ -100,13 +98,14 @@ struct SessionRows {
     let named: [UInt64]
     var count: Int { times.count }
 
-    init(_ entry: ColumnManifest.ChunkEntry, store: ColumnStore, reports: RowMatchers, keyColumn: String) throws {
+    /// `reports` nil: no row is a report (the session rollup's chunks).
+    init(_ entry: ColumnManifest.ChunkEntry, store: ColumnStore, reports: RowMatchers?, keyColumn: String) throws {
         let read = try store.columns(entry)
         installs = try read.keys(ColumnName.installID, store.textKeys)
         sessions = try read.textKeys(ColumnName.sessionID, store.textKeys)
         times = try read.times(ColumnName.eventTime)
         ids = try read.ids()
-        isReport = try reports.masks(read, strings: store.strings)
+        isReport = try reports?.masks(read, strings: store.strings) ?? Array(repeating: 0, count: read.chunk.rows)
         named = isReport.contains(1) ? try read.textKeys(keyColumn, store.textKeys) : []
     }
 }

@@ -6,7 +6,8 @@ import HandzStore
 /// Seals the SQLite log's events into the column store: every log row past the manifest's
 /// watermark is read once, in rowid order, into one ``ChunkBuilder`` per (event name, UTC day),
 /// written as chunk parts every ``rowsPerPart`` rows (memory stays bounded on a large import),
-/// then each day's parts are merged and everything is published in one manifest swap.
+/// then each day's parts are merged and everything is published in one manifest swap. The
+/// per-session rollup (``SessionRollup``) is collected from the same rows and written beside them.
 ///
 /// Deletions and rewrites in the log (retention, forget-user, de-identification, CH34) are
 /// followed by sealing again from the start when the log's change counter (`LogChanges`) differs
@@ -47,7 +48,8 @@ public struct LogSealer {
         var inSnapshot = true
         defer { if inSnapshot { try? database.execute("COMMIT") } }
         let changes = try LogChanges.current(database)
-        let startedOver = changes != writer.manifest.logChanges && writer.manifest.generation > 0
+        // A format-1 store has no session rollup: sealing it again from the start writes one.
+        let startedOver = (changes != writer.manifest.logChanges || !writer.manifest.hasSessionRollup) && writer.manifest.generation > 0
         if startedOver { writer.startOver() }
         let from = startedOver ? 0 : watermark
 
@@ -56,6 +58,7 @@ public struct LogSealer {
         defer { statement.reset() }
         try statement.bind([.integer(from)])
         var builders: [ChunkKey: ChunkBuilder] = [:]
+        var sessions = SessionRollup.Builder()
         var held = 0
         var read = 0
         var last = from
@@ -68,16 +71,20 @@ public struct LogSealer {
             let time = statement.int64(3)
             let key = ChunkKey(event: name, day: Self.day(of: time))
             var builder = builders.removeValue(forKey: key) ?? ChunkBuilder(eventName: name, day: key.day)
-            builder.addRow(timeMs: time, receivedMs: statement.int64(4), eventID: UUIDWords(orderingBytes: statement.bytes(1)))
+            let eventID = UUIDWords(orderingBytes: statement.bytes(1))
+            builder.addRow(timeMs: time, receivedMs: statement.int64(4), eventID: eventID)
             for (offset, column) in Self.envelopeTextColumns.enumerated() where !statement.isNull(firstText + Int32(offset)) {
                 builder.setText(column, statement.bytes(firstText + Int32(offset)), &writer.dictionaries)
             }
             try Self.addProperties(statement.bytes(propertiesColumn), to: &builder, names: &propertyNames, &writer.dictionaries)
+            sessions.note(day: key.day, install: builder.textCell(ColumnName.installID), session: builder.textCell(ColumnName.sessionID),
+                          timeMs: time, eventID: eventID)
             builders[key] = builder
             held += 1
             read += 1
             if held >= rowsPerPart {
                 for key in builders.keys.sorted() { try writer.write(builders[key]!) }
+                for builder in sessions.takeBuilders() { try writer.write(builder) }
                 builders = [:]
                 held = 0
                 progress(read)
@@ -85,6 +92,7 @@ public struct LogSealer {
         }
         guard read > 0 || startedOver || writer.manifest.generation == 0 else { return Outcome(sealedRows: 0, startedOver: false, watermark: watermark) }
         for key in builders.keys.sorted() { try writer.write(builders[key]!) }
+        for builder in sessions.takeBuilders() { try writer.write(builder) }
         progress(read)
         // A deletion committed while the rows were read (CH34): its own step removes the column
         // directory; publishing rows it removed would put them back. The counter, read again
