@@ -26,7 +26,8 @@ struct ColumnSessions {
         var matchers = RowMatchers()
         matchers.add(bit: 1, events: reports.events, filters: reports.filters, catalog: catalog, strings: store.strings)
         let keyColumn = RowMatchers.columnName(key)
-        var days = SessionDays(fromMs: fromMs, toMs: toMs)
+        let rollupRowsInRange = store.manifest.sessionChunks.filter { $0.maxTimeMs >= fromMs && $0.minTimeMs < toMs }.reduce(0) { $0 + $1.rows }
+        var days = SessionDays(fromMs: fromMs, toMs: toMs, denseKeysBelow: store.manifest.uuids.count + 1, expectedSessionDays: rollupRowsInRange)
         func id(_ key: UInt64) -> SessionDays.ID { key == 0 ? .missing : .key(key) }
         func addReports(_ rows: SessionRows) {
             guard !rows.named.isEmpty else { return }

@@ -39,6 +39,9 @@ public struct SessionDays {
     // tables below are arrays and one packed-key table (``WordPairTable``), not dictionaries of
     // enums.
     private var uuidNumbers = WordPairTable()
+    /// ``ID/key(_:)`` keys below its count → number (−1 none yet): an array for the column
+    /// store's dense UUID codes, which would otherwise miss the cache in the hash table.
+    private var denseKeyNumbers: [Int32]
     private var textNumbers: [String: Int32] = [:]
     private var missingNumber: Int32?
     /// By id number: named by a report (`rep`); the install's last event, when the id is an
@@ -46,11 +49,15 @@ public struct SessionDays {
     private var reported: [Bool] = []
     private var last: [Last?] = []
     /// (session number << 32 | day) → 1 when unnamed (`sb`).
-    private var days = WordPairTable(capacity: 1 << 16)
+    private var days: WordPairTable
 
-    public init(fromMs: Int64, toMs: Int64) {
+    /// `denseKeysBelow`: ``ID/key(_:)`` keys under it are numbered through an array of that size.
+    /// `expectedSessionDays`: the (session, day) pairs expected in the range, to size their table once.
+    public init(fromMs: Int64, toMs: Int64, denseKeysBelow: Int = 0, expectedSessionDays: Int = 1 << 16) {
         self.fromMs = fromMs
         self.toMs = toMs
+        denseKeyNumbers = Array(repeating: -1, count: denseKeysBelow)
+        days = WordPairTable(capacity: max(expectedSessionDays, 16))
     }
 
     /// The id's number, given on first sight.
@@ -60,6 +67,10 @@ public struct SessionDays {
         case .uuid(let words):
             if let known = uuidNumbers.value(words.high, words.low) { return known }
             uuidNumbers.set(words.high, words.low, next)
+        case .key(let key) where key < UInt64(denseKeyNumbers.count):
+            let known = denseKeyNumbers[Int(key)]
+            if known >= 0 { return known }
+            denseKeyNumbers[Int(key)] = next
         case .key(let key):
             // In the same table under a high word no UUID of version 4 or 7 has (version 15).
             if let known = uuidNumbers.value(.max, key) { return known }
