@@ -55,7 +55,7 @@ public struct ColumnFunnel {
 
         let actorKeys = try ActorKeys(query.actor, store: store)
         var evaluator = FunnelEvaluator(query: query)
-        var actors = ActorNumbers()
+        var rows = FunnelRows()
         for entry in store.chunks(events: names, fromMs: query.fromMs, toMs: horizon) {
             let read = try store.columns(entry)
             let chunk = read.chunk
@@ -67,6 +67,7 @@ public struct ColumnFunnel {
             var valueColumns = try linkColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) }
             if let chainKey { valueColumns = [try chainKey[chunk.eventName].map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) } ?? Array(repeating: 0, count: chunk.rows)] }
             let keyedChecks = try keyedSteps.map { step throws(ColumnStoreError) in (step.bit, try read.textKeys(step.column, store.textKeys)) }
+            let chunkIndex = rows.addChunk(labels: labels, values: valueColumns)
             for row in 0..<chunk.rows {
                 let time = times[row]
                 guard time >= query.fromMs, time < horizon else { continue }
@@ -77,11 +78,10 @@ public struct ColumnFunnel {
                 }) { mask |= bit }
                 for (bit, keys) in keyedChecks where keys[row] == 0 { mask &= ~bit }
                 if let firsts, mask & successBit != 0, !firsts.contains(ids[row]) { mask &= ~successBit }
-                let actor = actors.number(installs[row], &evaluator)
-                evaluator.add(actorNumber: actor, timeMs: time, eventID: ids[row], steps: mask, breakdown: labels?[row],
-                              values: valueColumns.map { $0[row] == 0 ? nil : "k\($0[row])" })
+                rows.add(actorKey: installs[row], timeMs: time, eventID: ids[row], steps: mask, chunk: chunkIndex, row: Int32(row))
             }
         }
+        rows.hand(to: &evaluator)
         if let success = query.funnel.successCondition, success.events.isEmpty {
             try addSuccessOnAnyEvent(success, stepEvents: names, into: &evaluator)
         }
@@ -122,7 +122,7 @@ public struct ColumnFunnel {
     func addSuccessOnAnyEvent(_ success: FunnelSuccess, stepEvents: Set<String>, into evaluator: inout FunnelEvaluator) throws {
         let windows = evaluator.successSearchWindows()
         guard !windows.isEmpty else { return }
-        // Each window by its install's text key (the actor names ActorNumbers gave: "k" + key):
+        // Each window by its install's text key (the actor names FunnelRows gave: "k" + key):
         // by an array for UUID codes (every canonical id), so a row costs no hash; else a dictionary.
         var windowList: [(fromMs: Int64, throughMs: Int64, actor: Int32)] = []
         var byCode: [Int32] = []
@@ -165,15 +165,81 @@ public struct ColumnFunnel {
     }
 }
 
-/// Each actor's number in the evaluator (an install's, or a user's), given on first sight (by
-/// ``DenseNumbers``, not a hash of its text per row); the evaluator knows it as "k" + its text key.
-struct ActorNumbers {
-    var numbers = DenseNumbers()
-    var actors: [Int32] = []
+/// The funnel's rows as the chunks give them, then handed to `FunnelEvaluator` grouped by actor.
+///
+/// Each chunk is sorted by install, so the rows arrive as one sorted run per chunk; sorting
+/// (actor key, row) pairs packed in one word merges those runs (the standard library's sort
+/// finds and merges runs), and actors are numbered in key order with no table indexed by key.
+/// Such a table, indexed by UUID code, spans every id of the store (installs, sessions, flows:
+/// megabytes), and its lookups missed the cache on most rows: a quarter of F0's time at 100,000
+/// installs (perf). Keys of 2³² and over (text, users of `--actor user`) take a hash table.
+struct FunnelRows {
+    var keys: [UInt64] = []
+    var times: [Int64] = []
+    var ids: [UUIDWords] = []
+    var steps: [UInt32] = []
+    /// The chunk and row each row came from, for its breakdown label and linked values.
+    var places: [(chunk: Int32, row: Int32)] = []
+    var chunkLabels: [[String?]?] = []
+    var chunkValues: [[[UInt64]]] = []
 
-    mutating func number(_ key: UInt64, _ evaluator: inout FunnelEvaluator) -> Int32 {
-        let dense = Int(numbers.number(key))
-        if dense == actors.count { actors.append(evaluator.actorNumber("k\(key)")) }
-        return actors[dense]
+    mutating func addChunk(labels: [String?]?, values: [[UInt64]]) -> Int32 {
+        chunkLabels.append(labels)
+        chunkValues.append(values)
+        return Int32(chunkLabels.count - 1)
+    }
+
+    mutating func add(actorKey: UInt64, timeMs: Int64, eventID: UUIDWords, steps mask: UInt32, chunk: Int32, row: Int32) {
+        keys.append(actorKey)
+        times.append(timeMs)
+        ids.append(eventID)
+        steps.append(mask)
+        places.append((chunk, row))
+    }
+
+    /// Adds every row to `evaluator`, actors numbered in the order of their keys ("k" + key, as
+    /// the evaluator knows them), each actor's rows together.
+    func hand(to evaluator: inout FunnelEvaluator) {
+        var actorOf = [Int32](repeating: 0, count: keys.count)
+        let order: [Int]
+        if keys.count < 1 << 32, keys.allSatisfy({ $0 < 1 << 32 }) {
+            var packed = [UInt64](unsafeUninitializedCapacity: keys.count) { buffer, initialized in
+                for index in keys.indices { buffer[index] = keys[index] << 32 | UInt64(index) }
+                initialized = keys.count
+            }
+            packed.sort()
+            var sorted = packed.map { Int($0 & 0xFFFF_FFFF) }
+            // Each actor's rows in the total order, (time, id), as the evaluator walks them.
+            var start = 0
+            while start < sorted.count {
+                let key = keys[sorted[start]]
+                var end = start + 1
+                while end < sorted.count && keys[sorted[end]] == key { end += 1 }
+                if end - start > 1 {
+                    sorted[start..<end].sort { a, b in times[a] != times[b] ? times[a] < times[b] : ids[a] < ids[b] }
+                }
+                let actor = evaluator.newActorNumber("k\(key)")
+                for index in sorted[start..<end] { actorOf[index] = actor }
+                start = end
+            }
+            order = sorted
+        } else {
+            order = Array(keys.indices)
+            var numbers: [UInt64: Int32] = [:]
+            for index in order {
+                if let known = numbers[keys[index]] { actorOf[index] = known; continue }
+                let actor = evaluator.actorNumber("k\(keys[index])")
+                numbers[keys[index]] = actor
+                actorOf[index] = actor
+            }
+        }
+        evaluator.reserveCapacity(order.count)
+        for index in order {
+            let place = places[index]
+            let values = chunkValues[Int(place.chunk)]
+            evaluator.add(actorNumber: actorOf[index], timeMs: times[index], eventID: ids[index], steps: steps[index],
+                          breakdown: chunkLabels[Int(place.chunk)]?[Int(place.row)],
+                          values: values.map { $0[Int(place.row)] == 0 ? nil : "k\($0[Int(place.row)])" })
+        }
     }
 }

@@ -39,9 +39,10 @@ extension FunnelEvaluator {
         var ordered: [String: [Event]] = [:]
         var tables: [String: [Int32]] = [:]
         var links: [Link] = []
-        for number in actorNames.indices.sorted(by: { actorNames[$0] < actorNames[$1] }) {
-            let (actor, unordered) = (actorNames[number], actorEvents[number])
-            let events = unordered.sorted(by: Event.before)
+        let (grouped, starts) = eventsByActor()
+        for number in actorNames.indices.sorted(by: { actorNames[$0] < actorNames[$1] }) where starts[number + 1] > starts[number] {
+            let actor = actorNames[number]
+            let events = Array(grouped[starts[number]..<starts[number + 1]])
             let next = Self.nextTable(events, width: width)
             ordered[actor] = events
             tables[actor] = next

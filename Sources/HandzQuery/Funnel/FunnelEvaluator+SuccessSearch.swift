@@ -16,19 +16,18 @@ extension FunnelEvaluator {
     public func successSearchWindows() -> [(actorNumber: Int32, actor: String, fromMs: Int64, throughMs: Int64)] {
         guard let success = query.funnel.successCondition, success.afterStep >= 1 else { return [] }
         let afterBit = UInt32(1) << UInt32(success.afterStep - 1)
+        // Per actor: its first step-`afterStep` time and its last in-range entry (none: .min / .max).
+        var firstAfter = [Int64](repeating: .max, count: actorNames.count)
+        var lastEntry = [Int64](repeating: .min, count: actorNames.count)
+        for event in events {
+            let actor = Int(event.actor)
+            if event.steps & afterBit != 0 { firstAfter[actor] = min(firstAfter[actor], event.timeMs) }
+            if event.steps & 1 != 0, event.timeMs >= query.fromMs, event.timeMs < query.toMs { lastEntry[actor] = max(lastEntry[actor], event.timeMs) }
+        }
         var windows: [(actorNumber: Int32, actor: String, fromMs: Int64, throughMs: Int64)] = []
-        for (number, events) in actorEvents.enumerated() {
-            var firstAfter: Int64?
-            var lastEntry: Int64?
-            for event in events {
-                if event.steps & afterBit != 0 { firstAfter = min(firstAfter ?? event.timeMs, event.timeMs) }
-                if event.steps & 1 != 0, event.timeMs >= query.fromMs, event.timeMs < query.toMs {
-                    lastEntry = max(lastEntry ?? event.timeMs, event.timeMs)
-                }
-            }
-            guard let firstAfter, let lastEntry else { continue }
-            let through = lastEntry &+ query.windowMs
-            if firstAfter <= through { windows.append((Int32(number), actorNames[number], firstAfter, through)) }
+        for number in actorNames.indices where firstAfter[number] != .max && lastEntry[number] != .min {
+            let through = lastEntry[number] &+ query.windowMs
+            if firstAfter[number] <= through { windows.append((Int32(number), actorNames[number], firstAfter[number], through)) }
         }
         return windows
     }
