@@ -13,7 +13,7 @@ import HandzQuery
 /// (`first_by`: the first success of each (install, value) over all stored data, read before the
 /// range). Ids reach the evaluator as ``TextKeys`` ("k" + key), which it only compares for
 /// equality, as SQL compares their text. Per install or per user (``UserMap``).
-public struct ColumnFunnel {
+public struct ColumnFunnel: Sendable {
     public let store: ColumnStore
     public let catalog: Catalog
 
@@ -55,19 +55,19 @@ public struct ColumnFunnel {
 
         let actorKeys = try ActorKeys(query.actor, store: store)
         var evaluator = FunnelEvaluator(query: query)
-        var rows = FunnelRows()
-        for entry in store.chunks(events: names, fromMs: query.fromMs, toMs: horizon) {
+        // Each chunk's rows of the range, matched, on both cores; then gathered in chunk order.
+        let rowMatchers = matchers
+        let parts = try ParallelWork.map(store.chunks(events: names, fromMs: query.fromMs, toMs: horizon)) { entry throws in
             let read = try store.columns(entry)
             let chunk = read.chunk
             let installs = actorKeys.keys(try read.keys(ColumnName.installID, store.textKeys))
             let times = try read.times(ColumnName.eventTime)
             let ids = try read.ids()
-            let (always, filtered) = try matchers.plan(read, strings: store.strings)
-            let labels = try breakdownColumn.map { try read.labels($0, dictionaries: store.strings) }
-            var valueColumns = try linkColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) }
-            if let chainKey { valueColumns = [try chainKey[chunk.eventName].map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) } ?? Array(repeating: 0, count: chunk.rows)] }
+            let (always, filtered) = try rowMatchers.plan(read, strings: store.strings)
+            var part = FunnelRows.Part(labels: try breakdownColumn.map { try read.labels($0, dictionaries: store.strings) },
+                                       values: try linkColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) })
+            if let chainKey { part.values = [try chainKey[chunk.eventName].map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) } ?? Array(repeating: 0, count: chunk.rows)] }
             let keyedChecks = try keyedSteps.map { step throws(ColumnStoreError) in (step.bit, try read.textKeys(step.column, store.textKeys)) }
-            let chunkIndex = rows.addChunk(labels: labels, values: valueColumns)
             for row in 0..<chunk.rows {
                 let time = times[row]
                 guard time >= query.fromMs, time < horizon else { continue }
@@ -78,9 +78,12 @@ public struct ColumnFunnel {
                 }) { mask |= bit }
                 for (bit, keys) in keyedChecks where keys[row] == 0 { mask &= ~bit }
                 if let firsts, mask & successBit != 0, !firsts.contains(ids[row]) { mask &= ~successBit }
-                rows.add(actorKey: installs[row], timeMs: time, eventID: ids[row], steps: mask, chunk: chunkIndex, row: Int32(row))
+                part.add(actorKey: installs[row], timeMs: time, eventID: ids[row], steps: mask, row: Int32(row))
             }
+            return part
         }
+        var rows = FunnelRows()
+        for part in parts { rows.add(part) }
         rows.hand(to: &evaluator)
         if let success = query.funnel.successCondition, success.events.isEmpty {
             try addSuccessOnAnyEvent(success, stepEvents: names, into: &evaluator)
@@ -118,49 +121,65 @@ public struct ColumnFunnel {
     /// F1's success, "an event after signup_success that says user_state = free", on events that
     /// are no step's: only in each install's window where it can change the report
     /// (`FunnelEvaluator.successSearchWindows()`), added with the success bit alone — what the
-    /// SQLite walk reads by index, here by the chunks' install order.
+    /// SQLite walk reads by index, here by the chunks' install order: a day's chunk is read only
+    /// when some window overlaps that day, and its install-ordered rows are merged with the
+    /// day's windows in key order (no lookup per row in a table indexed by UUID code, which
+    /// missed the cache on most of F1's 7 M rows at 100,000 installs).
     func addSuccessOnAnyEvent(_ success: FunnelSuccess, stepEvents: Set<String>, into evaluator: inout FunnelEvaluator) throws {
         let windows = evaluator.successSearchWindows()
         guard !windows.isEmpty else { return }
-        // Each window by its install's text key (the actor names FunnelRows gave: "k" + key):
-        // by an array for UUID codes (every canonical id), so a row costs no hash; else a dictionary.
-        var windowList: [(fromMs: Int64, throughMs: Int64, actor: Int32)] = []
-        var byCode: [Int32] = []
-        var byOtherKey: [UInt64: Int32] = [:]
+        // Each window by its actor's text key (the actor names FunnelRows gave: "k" + key), listed
+        // under every UTC day it overlaps, each day's list in key order.
+        struct Window { var key: UInt64; var fromMs: Int64; var throughMs: Int64; var actor: Int32 }
+        var byDay: [Int64: [Window]] = [:]
         for window in windows {
             guard let key = UInt64(window.actor.dropFirst()) else { continue }
-            let index = Int32(windowList.count)
-            windowList.append((window.fromMs, window.throughMs, window.actorNumber))
-            if key < TextKeys.stringTag {
-                if Int(key) >= byCode.count { byCode += repeatElement(-1, count: Int(key) + 1 - byCode.count) }
-                byCode[Int(key)] = index
-            } else {
-                byOtherKey[key] = index
+            for day in LogSealer.day(of: window.fromMs)...LogSealer.day(of: window.throughMs) {
+                byDay[day, default: []].append(Window(key: key, fromMs: window.fromMs, throughMs: window.throughMs, actor: window.actorNumber))
             }
         }
-        func window(_ key: UInt64) -> Int32? {
-            if key < UInt64(byCode.count) { let index = byCode[Int(key)]; return index >= 0 ? index : nil }
-            return key < TextKeys.stringTag ? nil : byOtherKey[key]
-        }
-        let earliest = windows.map(\.fromMs).min()!, latest = windows.map(\.throughMs).max()!
+        for day in byDay.keys { byDay[day]!.sort { $0.key < $1.key } }
         let successBit = UInt32(1) << UInt32(evaluator.query.funnel.steps.count)
         var matchers = RowMatchers()
         matchers.add(bit: successBit, events: [], filters: success.filters, catalog: catalog, strings: store.strings)
         let actorKeys = try ActorKeys(evaluator.query.actor, store: store)
-        for entry in store.manifest.chunks where !stepEvents.contains(entry.event) && entry.maxTimeMs >= earliest && entry.minTimeMs <= latest {
+        let chunks = store.manifest.chunks.filter { !stepEvents.contains($0.event) && byDay[$0.day] != nil }
+        let (rowMatchers, days) = (matchers, byDay)
+        // Per chunk, on both cores: the (actor, time, id) of its rows that are a success in a window.
+        let found = try ParallelWork.map(chunks) { entry throws -> [(actor: Int32, timeMs: Int64, id: UUIDWords)] in
+            let dayWindows = days[entry.day]!
             let read = try store.columns(entry)
-            let chunk = read.chunk
-            let (always, filtered) = try matchers.plan(read, strings: store.strings)
-            guard always != 0 || !filtered.isEmpty else { continue }
-            let installs = actorKeys.keys(try read.keys(ColumnName.installID, store.textKeys))
+            let (always, filtered) = try rowMatchers.plan(read, strings: store.strings)
+            guard always != 0 || !filtered.isEmpty else { return [] }
+            let keys = actorKeys.keys(try read.keys(ColumnName.installID, store.textKeys))
             let times = try read.times(ColumnName.eventTime)
             var ids: [UUIDWords]?
-            for row in 0..<chunk.rows {
-                guard let index = window(installs[row]), case let window = windowList[Int(index)], times[row] >= window.fromMs, times[row] <= window.throughMs,
-                      always != 0 || filtered[0].checks.allSatisfy({ Int($0.codes[row]) < $0.allowed.count && $0.allowed[Int($0.codes[row])] }) else { continue }
+            var successes: [(actor: Int32, timeMs: Int64, id: UUIDWords)] = []
+            func consider(_ row: Int, _ window: Window) throws {
+                guard times[row] >= window.fromMs, times[row] <= window.throughMs,
+                      always != 0 || filtered[0].checks.allSatisfy({ Int($0.codes[row]) < $0.allowed.count && $0.allowed[Int($0.codes[row])] }) else { return }
                 if ids == nil { ids = try read.ids() }
-                evaluator.add(actorNumber: window.actor, timeMs: times[row], eventID: ids![row], steps: successBit, breakdown: nil)
+                successes.append((window.actor, times[row], ids![row]))
             }
+            if keys.indices.dropFirst().allSatisfy({ keys[$0 - 1] <= keys[$0] }) {
+                // The chunk's rows are in install order (a UUID install column, per install):
+                // walk them beside the day's windows, a merge of two sorted lists.
+                var (row, next) = (0, 0)
+                while row < keys.count && next < dayWindows.count {
+                    if keys[row] < dayWindows[next].key { row += 1 } else if keys[row] > dayWindows[next].key { next += 1 } else {
+                        try consider(row, dayWindows[next])
+                        row += 1
+                    }
+                }
+            } else {
+                // Text install ids, or users (`--actor user`): by a table of the day's windows.
+                let index = Dictionary(dayWindows.indices.map { (dayWindows[$0].key, $0) }, uniquingKeysWith: { first, _ in first })
+                for row in keys.indices { if let found = index[keys[row]] { try consider(row, dayWindows[found]) } }
+            }
+            return successes
+        }
+        for successes in found {
+            for success in successes { evaluator.add(actorNumber: success.actor, timeMs: success.timeMs, eventID: success.id, steps: successBit, breakdown: nil) }
         }
     }
 }
@@ -174,6 +193,30 @@ public struct ColumnFunnel {
 /// megabytes), and its lookups missed the cache on most rows: a quarter of F0's time at 100,000
 /// installs (perf). Keys of 2³² and over (text, users of `--actor user`) take a hash table.
 struct FunnelRows {
+    /// One chunk's rows of the funnel, as a worker matched them.
+    struct Part {
+        var keys: [UInt64] = []
+        var times: [Int64] = []
+        var ids: [UUIDWords] = []
+        var steps: [UInt32] = []
+        /// Each row's row in the chunk, for its breakdown label and linked values.
+        var rows: [Int32] = []
+        var labels: [String?]?
+        var values: [[UInt64]]
+
+        init(labels: [String?]?, values: [[UInt64]]) {
+            (self.labels, self.values) = (labels, values)
+        }
+
+        mutating func add(actorKey: UInt64, timeMs: Int64, eventID: UUIDWords, steps mask: UInt32, row: Int32) {
+            keys.append(actorKey)
+            times.append(timeMs)
+            ids.append(eventID)
+            steps.append(mask)
+            rows.append(row)
+        }
+    }
+
     var keys: [UInt64] = []
     var times: [Int64] = []
     var ids: [UUIDWords] = []
@@ -183,18 +226,15 @@ struct FunnelRows {
     var chunkLabels: [[String?]?] = []
     var chunkValues: [[[UInt64]]] = []
 
-    mutating func addChunk(labels: [String?]?, values: [[UInt64]]) -> Int32 {
-        chunkLabels.append(labels)
-        chunkValues.append(values)
-        return Int32(chunkLabels.count - 1)
-    }
-
-    mutating func add(actorKey: UInt64, timeMs: Int64, eventID: UUIDWords, steps mask: UInt32, chunk: Int32, row: Int32) {
-        keys.append(actorKey)
-        times.append(timeMs)
-        ids.append(eventID)
-        steps.append(mask)
-        places.append((chunk, row))
+    mutating func add(_ part: Part) {
+        let chunk = Int32(chunkLabels.count)
+        chunkLabels.append(part.labels)
+        chunkValues.append(part.values)
+        keys += part.keys
+        times += part.times
+        ids += part.ids
+        steps += part.steps
+        places += part.rows.map { (chunk, $0) }
     }
 
     /// Adds every row to `evaluator`, actors numbered in the order of their keys ("k" + key, as

@@ -74,6 +74,9 @@ public final class LiveColumnStore: Sendable {
                 if kept == nil { kept = try ColumnStoreWriter(directory: directory, lockWait: lockWait) }
                 var sealer = LogSealer()
                 sealer.maxPartsPerDay = 8
+                // The server's memory bound (HandzServer docs, "Operations") leaves the seal little:
+                // rows are written as parts every 20,000 (a few MiB held), not every million.
+                sealer.rowsPerPart = 20_000
                 do {
                     let outcome = try sealer.seal(database, into: kept!)
                     if outcome.abandoned { kept = nil }
