@@ -216,7 +216,7 @@ let package = Package(
             name: "HandzColumnStoreTests",
             dependencies: ["HandzColumnStore", "HandzCatalog", "HandzQuery", "HandzAnalysis", "HandzStore", "HandzSQLite", "HandzSynthetic", "HandzTestSupport"]
         ),
-        .testTarget(name: "HandzQATests", dependencies: ["HandzQA", "HandzCatalog", "HandzSynthetic", "HandzTestSupport", "HandzAnalyticsCLI"]),
+        .testTarget(name: "HandzQATests", dependencies: ["HandzQA", "HandzCatalog", "HandzSynthetic", "HandzTestSupport", "HandzSQLite", "HandzAnalyticsCLI"]),
         .testTarget(
             name: "HandzDashboardsTests",
             dependencies: ["HandzDashboards", "HandzAnalysis", "HandzCatalog", "HandzSQLite", "HandzStore", "HandzIngest", "HandzSynthetic", "HandzTestSupport"]

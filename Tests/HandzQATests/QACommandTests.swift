@@ -1,4 +1,5 @@
 import Foundation
+import HandzSQLite
 import HandzSynthetic
 import HandzTestSupport
 import Testing
@@ -44,6 +45,29 @@ import Testing
         let failed = (object["rules"] as! [[String: Any]]).filter { $0["passed"] as? Bool == false }.map { $0["id"] as! String }
         #expect(failed == ["opt_out.silence"])
         #expect((object["quarantined"] as? Int ?? 0) > 0)
+    }
+
+    @Test("qa --db on the column store gives the SQLite path's report, violations and event references included; --via columns refuses a store it does not hold")
+    func columnStoreInput() throws {
+        let directory = try temporaryDirectory("qa-columns")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let events = directory.appendingPathComponent("events.ndjson").path
+        let db = directory.appendingPathComponent("events.sqlite").path
+        #expect(try CommandRunner.run(["simulate", "--installs", "200", "--days", "21", "--seed", "8", "--out", events, "--faults", "missing_gate_result"]).status == 0)
+        #expect(try CommandRunner.run(["import", "--db", db, events]).status == 0)
+        let columns = try CommandRunner.run(["qa", "--db", db, "--format", "json", "--via", "columns"])
+        let sqlite = try CommandRunner.run(["qa", "--db", db, "--format", "json", "--via", "sqlite"])
+        #expect(columns.status == 1 && sqlite.status == 1, "the fault is found: \(columns.stderr)")
+        #expect(columns.stdout == sqlite.stdout)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(columns.stdout.utf8)) as? [String: Any])
+        let failed = (object["rules"] as! [[String: Any]]).filter { $0["passed"] as? Bool == false }.map { $0["id"] as! String }
+        #expect(failed == ["gates.attempt_then_result"])
+
+        // An event stored after the seal: the column store is no longer current.
+        let database = try SQLiteDatabase(path: db)
+        try database.execute("INSERT INTO events SELECT randomblob(16), event_name, event_time_ms, received_time_ms, install_id, session_id, user_id, user_state, app_version, build_number, platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties FROM events LIMIT 1")
+        let stale = try CommandRunner.run(["qa", "--db", db, "--via", "columns"])
+        #expect(stale.status != 0 && stale.stderr.contains("not current"))
     }
 
     @Test("usage errors exit 2: no input, an unknown fault, a broken --rules directory (reported at file:line)")

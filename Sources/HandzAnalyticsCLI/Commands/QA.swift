@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HandzAnalyticsCore
 import HandzCatalog
+import HandzColumnStore
 import HandzQA
 import HandzSQLite
 import HandzStore
@@ -31,6 +32,9 @@ struct QA: ParsableCommand {
     @Option(help: "Violations shown per rule (counts are always complete).")
     var maxViolations = 100
 
+    @Option(help: "With --db: auto reads the events from the column store when it is current, else from SQLite; columns insists on it; sqlite never reads it. Same report.")
+    var via: AnalysisEngine = .auto
+
     func validate() throws {
         guard (db == nil) != (file == nil) else { throw ValidationError("give either --db PATH or an NDJSON file") }
         if let db { try requireExistingDatabase(db) }
@@ -49,7 +53,7 @@ struct QA: ParsableCommand {
         var log = program.makeLog()
         var problems: [QAInputProblem] = []
         if let db {
-            try QAStoreReader.read(path: db, into: &log)
+            try QAStoreReader.read(path: db, via: via, into: &log)
         } else if let file {
             try LineReader(path: file).forEachLine { number, line in
                 guard !LineReader.isBlank(line) else { return }
@@ -89,12 +93,27 @@ extension QAReport.Format: ExpressibleByArgument {}
 
 /// Reads the embedded store for `qa`: accepted events in full (ids, times, the properties the
 /// rules read) and the quarantine's names and codes (it keeps no identifiers or values). Events
-/// come from the analytical layer (issue 15 §3), caught up first; the quarantine from the log.
+/// come from the column store when it is current (issue 33 §2), else from the analytical layer
+/// (issue 15 §3), caught up first; the quarantine from the log.
 enum QAStoreReader {
-    static func read(path: String, into log: inout QAEventLog) throws {
+    static func read(path: String, via engine: AnalysisEngine = .auto, into log: inout QAEventLog) throws {
+        if engine != .sqlite, let store = try ColumnSealing.currentStore(db: path) {
+            try StoredEventRows(store: store).forEach(properties: log.propertiesRead) { row in
+                try row.propertiesJSON.withUnsafeBytes { json in
+                    try log.appendStored(eventID: (row.eventID.high, row.eventID.low), name: row.name, timeMs: row.timeMs, installID: row.installID,
+                                         sessionID: row.sessionID, userState: row.userState, propertiesJSON: json)
+                }
+            }
+            try readQuarantine(try SQLiteDatabase(path: path, readOnly: true), into: &log)
+            return
+        }
+        if engine == .columns { throw CleanFailure("the column store of \(path) is not current: `handz-analytics layer --db \(path)` seals it") }
         let database = try SQLiteEventStore.openForQueries(path: path)
         // One read transaction: events and quarantine from the same snapshot while `serve` writes.
-        try database.transaction("DEFERRED") { try read(database, into: &log) }
+        try database.transaction("DEFERRED") {
+            try read(database, into: &log)
+            try readQuarantine(database, into: &log)
+        }
     }
 
     private static func read(_ database: SQLiteDatabase, into log: inout QAEventLog) throws {
@@ -110,6 +129,9 @@ enum QAStoreReader {
                                      sessionID: events.text(4) ?? "", userState: events.text(5) ?? "", propertiesJSON: UnsafeRawBufferPointer(bytes))
             }
         }
+    }
+
+    private static func readQuarantine(_ database: SQLiteDatabase, into log: inout QAEventLog) throws {
         let rejected = try database.prepare("SELECT event_name, received_time_ms, error_codes FROM rejected_events ORDER BY id")
         while try rejected.step() {
             log.appendQuarantined(QAQuarantinedEvent(eventName: rejected.text(0), receivedTimeMs: rejected.int64(1),

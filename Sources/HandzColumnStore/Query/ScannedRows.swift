@@ -65,12 +65,22 @@ struct ScannedRows {
             let textValues = try textColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) }
             let integerValues = try integerColumns.map { name throws(ColumnStoreError) in try read.integers(name, dictionaries: store.strings) }
             reserve(rows.count)
+            // Rows are in install order: one lookup per run of an install's rows (the number
+            // tables span every UUID code of the store, and a lookup is often a cache miss).
+            // Within an install's rows (by time) a session's rows run together too.
+            var (runKey, runActor): (UInt64, Int32) = (.max, 0)
+            var (sessionRunKey, sessionRunNumber): (UInt64, Int32) = (.max, 0)
             for row in rows {
-                actor.append(installs.number(installKeys[row]))
+                if installKeys[row] != runKey { (runKey, runActor) = (installKeys[row], installs.number(installKeys[row])) }
+                actor.append(runActor)
                 time.append(times[row])
                 event.append(eventIndex)
                 self.masks.append(masks[row])
-                if request.withSessions { session.append(sessionKeys[row] == 0 ? -1 : sessions.number(sessionKeys[row])) }
+                if request.withSessions {
+                    let key = sessionKeys[row]
+                    if key != sessionRunKey { (sessionRunKey, sessionRunNumber) = (key, key == 0 ? -1 : sessions.number(key)) }
+                    session.append(sessionRunNumber)
+                }
                 if request.withIDs { self.ids.append(ids[row]) }
             }
             for (index, values) in textValues.enumerated() { texts[index].append(contentsOf: rows.lazy.map { values[$0] }) }

@@ -34,6 +34,10 @@ public struct QAEventLog: Sendable {
         catalogedNames = Int32(program.catalog.events.count)
     }
 
+    /// The properties (catalog names) the rules read from an event's properties object; a
+    /// reader may give only these (the column store's, `HandzColumnStore.StoredEventRows`).
+    public var propertiesRead: [String] { slots.slots.filter { $0.location == .properties }.map(\.name) }
+
     /// An event's name for reports: catalogued names only.
     func displayName(_ event: Int32) -> String {
         let id = name[Int(event)]
