@@ -7,7 +7,7 @@ import HandzAnalyticsCore
 ///
 /// It is stored as ordinary chunks under a reserved event name, with the install, session, event
 /// time and event id columns, so writing, merging, checking and deleting them is the event
-/// chunks' code. Parts are merged like the events' and then deduplicated (``deduplicated(_:)``);
+/// chunks' code. Parts are merged like the events' and then deduplicated (`deduplicated(_:)`);
 /// a reader still takes the latest row of a pair, so an undeduplicated part is merely larger.
 public enum SessionRollup {
     /// Not a catalogued event name: those are `snake_case` starting with a letter.
