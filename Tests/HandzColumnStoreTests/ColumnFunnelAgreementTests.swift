@@ -24,6 +24,11 @@ import Testing
         let adHoc = try AdHocFunnel.definition("app_open[start_type=cold],onboarding_viewed|library_viewed,flow_draft_created", windowSeconds: 7 * 86_400, catalog: catalog)
         queries.append(FunnelQuery(funnel: adHoc, fromMs: from + 3 * 86_400_000, toMs: to - 5 * 86_400_000, windowMs: 3 * 3_600_000))
         queries.append(FunnelQuery(funnel: adHoc, fromMs: from, toMs: to, breakdown: "start_type"))
+        // F1 with a 60-day window and a day's: its success search lists every window under one
+        // list for every day (windows far longer than a few days), and under each day it overlaps.
+        let f1 = try #require(catalog.funnels.first { $0.id == "F1" })
+        queries.append(FunnelQuery(funnel: f1, fromMs: from, toMs: to, windowMs: 60 * 86_400_000))
+        queries.append(FunnelQuery(funnel: f1, fromMs: from + 86_400_000, toMs: to, windowMs: 86_400_000))
         return queries
     }
 

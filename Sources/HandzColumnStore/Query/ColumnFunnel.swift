@@ -128,23 +128,37 @@ public struct ColumnFunnel: Sendable {
     func addSuccessOnAnyEvent(_ success: FunnelSuccess, stepEvents: Set<String>, into evaluator: inout FunnelEvaluator) throws {
         let windows = evaluator.successSearchWindows()
         guard !windows.isEmpty else { return }
-        // Each window by its actor's text key (the actor names FunnelRows gave: "k" + key), listed
-        // under every UTC day it overlaps, each day's list in key order.
+        // Each window by its actor's text key (the actor names FunnelRows gave: "k" + key), in key
+        // order. Listed under every UTC day it overlaps while the windows are a few days long (a
+        // day's chunks then meet only that day's windows); longer windows (a wide `--window`,
+        // the pages' 90-day override) share one list for every day, so memory stays one entry
+        // per window whatever the window.
         struct Window { var key: UInt64; var fromMs: Int64; var throughMs: Int64; var actor: Int32 }
-        var byDay: [Int64: [Window]] = [:]
+        var all: [Window] = []
         for window in windows {
             guard let key = UInt64(window.actor.dropFirst()) else { continue }
-            for day in LogSealer.day(of: window.fromMs)...LogSealer.day(of: window.throughMs) {
-                byDay[day, default: []].append(Window(key: key, fromMs: window.fromMs, throughMs: window.throughMs, actor: window.actorNumber))
+            all.append(Window(key: key, fromMs: window.fromMs, throughMs: window.throughMs, actor: window.actorNumber))
+        }
+        all.sort { $0.key < $1.key }
+        let firstDay = LogSealer.day(of: all.map(\.fromMs).min() ?? 0), lastDay = LogSealer.day(of: all.map(\.throughMs).max() ?? 0)
+        let dayEntries = all.reduce(0) { $0 + Int(LogSealer.day(of: $1.throughMs) - LogSealer.day(of: $1.fromMs) + 1) }
+        var byDay: [Int64: [Window]] = [:]
+        if dayEntries <= 16 * all.count {
+            for window in all {
+                for day in LogSealer.day(of: window.fromMs)...LogSealer.day(of: window.throughMs) { byDay[day, default: []].append(window) }
             }
         }
-        for day in byDay.keys { byDay[day]!.sort { $0.key < $1.key } }
+        let perDay = !byDay.isEmpty
+        func windowList(on day: Int64) -> [Window]? {
+            perDay ? byDay[day] : (firstDay...lastDay).contains(day) ? all : nil
+        }
         let successBit = UInt32(1) << UInt32(evaluator.query.funnel.steps.count)
         var matchers = RowMatchers()
         matchers.add(bit: successBit, events: [], filters: success.filters, catalog: catalog, strings: store.strings)
         let actorKeys = try ActorKeys(evaluator.query.actor, store: store)
-        let chunks = store.manifest.chunks.filter { !stepEvents.contains($0.event) && byDay[$0.day] != nil }
-        let (rowMatchers, days) = (matchers, byDay)
+        let chunks = store.manifest.chunks.filter { !stepEvents.contains($0.event) && windowList(on: $0.day) != nil }
+        let rowMatchers = matchers
+        let days = Dictionary(uniqueKeysWithValues: Set(chunks.map(\.day)).map { ($0, windowList(on: $0)!) })
         // Per chunk, on both cores: the (actor, time, id) of its rows that are a success in a window.
         let found = try ParallelWork.map(chunks) { entry throws -> [(actor: Int32, timeMs: Int64, id: UUIDWords)] in
             let dayWindows = days[entry.day]!

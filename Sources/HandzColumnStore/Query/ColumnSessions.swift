@@ -48,7 +48,7 @@ struct ColumnSessions {
         }
         var rollupByDay: [Int64: [ColumnManifest.ChunkEntry]] = [:]
         for entry in store.manifest.sessionChunks { rollupByDay[entry.day, default: []].append(entry) }
-        for entry in store.manifest.chunks where reports.events.contains(entry.event) {
+        for entry in store.manifest.chunks where reports.events.isEmpty || reports.events.contains(entry.event) {
             addReports(try SessionRows(entry, store: store, reports: matchers, keyColumn: keyColumn))
         }
         // Per session code: the day it was last seen on (+1) and its entry that day.

@@ -1,6 +1,7 @@
 /// The log's events in rule order: per install and per session, by (`event_time_utc`,
 /// `event_id`) — the total order the funnels use (HandzQuery docs, "Funnel semantics"). Retried lines
-/// (the same `event_id` twice) are collapsed to one, as the store keeps one.
+/// (the same `event_id` twice) are collapsed to one, as the store keeps one. Units (installs,
+/// sessions) come in the order of their first event, whatever order the events were read in.
 struct EventOrder {
     /// Event indices grouped by install, each group in time order.
     var byInstall: [Int32] = []
@@ -59,6 +60,21 @@ struct EventOrder {
         for id in 0..<installs where sessionStarts[id] < sessionStarts[id + 1] {
             sessionRanges.append(sessionStarts[id]..<sessionStarts[id + 1])
         }
+        // Units in the order of their first event (then their id's text), not of first sight: a
+        // report, and which violations a limit shows, must not depend on the order the reader
+        // gave the events in (a file's lines, the log's rowids, the column store's chunks).
+        func unitOrder(_ events: [Int32]) -> (Range<Int>, Range<Int>) -> Bool {
+            { a, b in
+                let (x, y) = (Int(events[a.lowerBound]), Int(events[b.lowerBound]))
+                if log.time[x] != log.time[y] { return log.time[x] < log.time[y] }
+                if log.idHigh[x] != log.idHigh[y] { return log.idHigh[x] < log.idHigh[y] }
+                if log.idLow[x] != log.idLow[y] { return log.idLow[x] < log.idLow[y] }
+                return log.identifiers.text(log.install[x]) + "\u{0}" + log.identifiers.text(log.session[x])
+                    < log.identifiers.text(log.install[y]) + "\u{0}" + log.identifiers.text(log.session[y])
+            }
+        }
+        installRanges.sort(by: unitOrder(byInstall))
+        sessionRanges.sort(by: unitOrder(bySession))
     }
 
     /// The units of a scope, each an ordered slice of event indices.
