@@ -35,6 +35,11 @@ public struct DeletionWorker: Sendable {
     /// Fault injection for tests: called with the count of partitions rewritten so far, after
     /// each (`serve --fault-kill-after-partitions` kills the process there).
     public var afterPartition: (@Sendable (Int) async -> Void)?
+    /// Brings the store's copies up to date after its store step: the embedded store's column copy
+    /// rewrites the chunks the step changed (issue 33 §4). It runs before the old-versions step,
+    /// which removes a copy still behind (HandzStore's `ColumnStoreCopy`); a failure here only
+    /// costs that copy a rebuild.
+    public var afterStoreStep: (@Sendable () async throws -> Void)?
     public var clock: @Sendable () -> Int64
 
     public init(store: any EventStore, lake: LakeExporter?, owner: String, clock: @escaping @Sendable () -> Int64) {
@@ -72,6 +77,7 @@ public struct DeletionWorker: Sendable {
                 let result = try await store.deidentify(claim, nowMs: clock())
                 request.storeStep = .done
                 request.lakeHours = result.hours
+                try? await afterStoreStep?()
             }
             if request.oldVersionsStep == .pending, (request.storeDoneMs ?? clock()) <= clock() - oldVersionsDelayMs {
                 do {

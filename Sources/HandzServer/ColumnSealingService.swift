@@ -6,8 +6,8 @@ import ServiceLifecycle
 /// Seals the embedded store's new events into its column store (issue 33) every ``interval``,
 /// off the request path and off the event loops, and publishes how many stored events are not
 /// sealed yet as `handz_analytics_column_lag_rows`. A page seals what is left before it is drawn
-/// (``LiveColumnStore``), so this keeps that wait short; after a deletion (which discards the
-/// column copy, CH34) it reseals from the start while the pages read SQLite.
+/// (``LiveColumnStore``), so this keeps that wait short; after a deletion or retention in the log
+/// (CH34) its next seal rewrites the chunks they touch (issue 33 §4).
 struct ColumnSealingService: Service {
     let columns: LiveColumnStore
     let logger: Logger

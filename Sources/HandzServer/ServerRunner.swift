@@ -160,6 +160,10 @@ public enum ServerRunner {
             worker.afterPartition = { written in if written >= limit { kill(getpid(), SIGKILL) } }
         }
         worker.leaseMs = Int64(options.deletionLeaseSeconds) * 1000
+        if let columns {
+            // The chunks the store step changed are rewritten before old versions are reclaimed (CH34).
+            worker.afterStoreStep = { _ = try await DashboardSite.offLoop { try columns.seal(lockWait: .seconds(60)) }.get() }
+        }
         worker.storeStepDelayMs = 2 * Int64(options.deletionIntervalSeconds) * 1000
         // Before the first request is served: the deleted users a late event could still name.
         try await service.refreshDeletedSubjects(nowMs: worker.clock())

@@ -76,6 +76,7 @@ extension SQLiteEventStore {
             try database.transaction {
                 var result = DeidentifyResult()
                 var hours = Set<Int64>()
+                let changesBefore = try LogChanges.current(database)
                 let installs = try database.prepare("SELECT DISTINCT install_id FROM events WHERE lower(user_id) = ?1")
                     .query([.text(userID)]) { $0.text(0) ?? "" }
                 // Every log row this step may change, for the analytical layer's refold in this
@@ -124,7 +125,10 @@ extension SQLiteEventStore {
                     .query([.text(userID)], { $0.int64(0) }) { hours.insert(hour) }
                 try database.prepare("UPDATE events SET user_id = NULL WHERE lower(user_id) = ?1").run([.text(userID)])
                 result.events += database.changes
-                try AnalyticalLayer.refold(database, logRowIDs: touched.sorted())
+                let touchedRows = touched.sorted()
+                try AnalyticalLayer.refold(database, logRowIDs: touchedRows)
+                // The column copy rewrites the chunks holding these rows (LogRewrites).
+                try LogRewrites.record(database, before: changesBefore, nowMs: nowMs, rowIDs: touchedRows)
                 result.hours = hours.sorted()
                 try database.prepare("""
                     UPDATE deletion_requests SET user_id = NULL, store_step = 'done', lake_hours = ?1, events_deidentified = ?2,
@@ -138,8 +142,6 @@ extension SQLiteEventStore {
                 return result
             }
         }
-        // The column copy held the rows just rewritten: it goes too (ColumnStoreCopy).
-        ColumnStoreCopy.discard(forDatabase: path)
         try checkpointNow()
         return result
     }
@@ -149,6 +151,9 @@ extension SQLiteEventStore {
     /// request whose store step ran before `nowMs` done.
     public func reclaimOldVersionsNow(nowMs: Int64) throws -> Int {
         try checkpointNow()
+        // The column copy has had its chance to rewrite its chunks (the worker's
+        // `afterStoreStep`); one that has not still holds the old values, and goes.
+        try withConnection { ColumnStoreCopy.discardIfBehind(forDatabase: path, logChanges: try LogChanges.current($0)) }
         return try withConnection { database in
             try database.prepare("""
                 UPDATE deletion_requests SET old_versions_step = 'done'

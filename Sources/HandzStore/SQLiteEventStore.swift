@@ -154,8 +154,12 @@ public final class SQLiteEventStore: @unchecked Sendable {
         try withConnection { database in
             let result = try database.transaction {
                 var result = PurgeResult()
+                let changesBefore = try LogChanges.current(database)
                 try database.prepare("DELETE FROM events WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
                 result.events = database.changes
+                // The column copy drops the same rows from its chunks (LogRewrites).
+                try LogRewrites.purge(database, recordedBeforeMs: cutoffMs)
+                try LogRewrites.record(database, before: changesBefore, nowMs: nowMs, receivedBeforeMs: cutoffMs)
                 try AnalyticalLayer.deleteReceived(database, beforeMs: cutoffMs)
                 // First-seen times stay while their install has an app_open left (issue 32 §6).
                 try database.prepare(InstallFirstSeen.purgeSQL).run([.integer(cutoffMs)])
@@ -171,8 +175,6 @@ public final class SQLiteEventStore: @unchecked Sendable {
                     .run([.integer(nowMs), .integer(Int64(result.events)), .text("received before \(cutoffMs) ms")])
                 return result
             }
-            // The column copy held the rows just purged: it goes too (ColumnStoreCopy).
-            if result.events > 0 { ColumnStoreCopy.discard(forDatabase: path) }
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             return result
         }

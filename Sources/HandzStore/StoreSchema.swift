@@ -105,6 +105,9 @@ public enum StoreSchema {
         // Issue 33: a counter of the log's updated and deleted rows, for the copies that follow
         // it by rowid (see LogChanges).
         Migration(version: 7, description: "log change counter", sql: LogChanges.migrationSQL),
+        // Issue 33 §4: what each deletion or rewrite of the log touched, so the column copy
+        // rewrites only those chunks (see LogRewrites).
+        Migration(version: 8, description: "log rewrite journal", sql: LogRewrites.migrationSQL),
     ]
 
     public static var currentVersion: Int { migrations.last!.version }

@@ -110,7 +110,7 @@ import Testing
         #expect(try Self.contents(data.columnsDirectory) == before)
     }
 
-    @Test("events deleted from the log (forget-user, retention): the next seal starts over and no byte of the deleted install ids is left in any file")
+    @Test("events deleted from the log outside its journal (a repair by hand): the next seal starts over and no byte of the deleted install ids is left in any file")
     func deletionLeavesNoBytes() throws {
         let data = try SimulatedStore(installs: 30, days: 4, seed: 8)
         defer { try? FileManager.default.removeItem(at: data.directory) }

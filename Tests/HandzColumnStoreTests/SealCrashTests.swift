@@ -4,6 +4,7 @@ import HandzAnalyticsCore
 @testable import HandzColumnStore
 import HandzQuery
 import HandzSQLite
+import HandzStore
 import HandzTestSupport
 import Testing
 
@@ -45,10 +46,46 @@ import Testing
         #expect(after.rowCount == total)
         let live = Set(after.manifest.allChunks.map(\.file) + [ColumnManifest.fileName, after.manifest.uuids.file, after.manifest.strings.file])
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: data.columnsDirectory)) == live, "\(step): no file the manifest does not list")
+        try Self.expectFunnelsAgree(after, data, step)
+    }
+
+    @Test("kill -9 at each step of a seal that rewrites chunks after retention: the store holds the rows of before or after, and the next seal equals a fresh one",
+          arguments: SealFault.rewriteSteps)
+    func killedWhileRewriting(_ step: String) throws {
+        let data = try SimulatedStore(installs: 30, days: 4, seed: 22)
+        defer { try? FileManager.default.removeItem(at: data.directory) }
+        let database = try SQLiteDatabase(path: data.path)
+        let before = try ColumnStore(directory: data.columnsDirectory)
+        let store = try SQLiteEventStore(path: data.path)
+        try store.purge(receivedBeforeMs: SimulatedStore.fromMs + 3 * 43_200_000, nowMs: data.toMs)
+        store.closeNow()
+        let total = Int(try #require(try database.scalar("SELECT COUNT(*) FROM events")))
+
+        let killed = try ChildProcess(executable: "/usr/bin/env",
+                                      arguments: ["HANDZ_FAULT_KILL_AT=\(step)", CommandRunner.product("handz-analytics").path, "layer", "--db", data.path],
+                                      standardOutput: .nullDevice, standardError: .nullDevice)
+        #expect(killed.wait(timeout: 120))
+        #expect(killed.terminationReason == .uncaughtSignal && killed.terminationStatus == SIGKILL, "\(step): the seal was killed at the step")
+        let crashed = try ColumnStore(directory: data.columnsDirectory)
+        for entry in crashed.manifest.allChunks { _ = try crashed.chunk(entry).allColumns() }
+        _ = try crashed.uuidDictionary()
+        #expect(crashed.rowCount == (step == "manifest-published" ? total : before.rowCount), "\(step): \(crashed.rowCount) rows")
+
+        let resumed = try CommandRunner.run(["layer", "--db", data.path])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try ColumnStoreWriterTests.contents(data.columnsDirectory) == (try ColumnDeletionTests.freshSeal(data)), "\(step)")
+        let after = try ColumnStore(directory: data.columnsDirectory)
+        let live = Set(after.manifest.allChunks.map(\.file) + [ColumnManifest.fileName, after.manifest.uuids.file, after.manifest.strings.file])
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: data.columnsDirectory)) == live, "\(step): no file the manifest does not list")
+        try Self.expectFunnelsAgree(after, data, step)
+    }
+
+    /// F0 and F1 on `store` equal the SQL builders' on the log.
+    static func expectFunnelsAgree(_ store: ColumnStore, _ data: SimulatedStore, _ step: String) throws {
         let log = try StoreAnalysis(path: data.path, catalog: RepositoryCatalog.catalog, source: .log)
         for funnel in RepositoryCatalog.catalog.funnels where ["F0", "F1"].contains(funnel.id) {
             let query = FunnelQuery(funnel: funnel, fromMs: SimulatedStore.fromMs, toMs: data.toMs)
-            #expect(try ColumnFunnel(store: after, catalog: RepositoryCatalog.catalog).run(query) == (try log.funnelBySQL(query)), "\(step): \(funnel.id)")
+            #expect(try ColumnFunnel(store: store, catalog: RepositoryCatalog.catalog).run(query) == (try log.funnelBySQL(query)), "\(step): \(funnel.id)")
         }
     }
 }

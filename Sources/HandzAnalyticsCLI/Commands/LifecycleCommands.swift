@@ -32,8 +32,13 @@ struct LifecycleStoreOptions: ParsableArguments {
 
     /// A worker that does every step now (no batching delay: a person asked for it).
     func worker(_ store: any EventStore) -> DeletionWorker {
-        DeletionWorker(store: store, lake: lakeExporter, owner: "\(ProcessInfo.processInfo.hostName)/\(getpid())/cli",
-                       clock: { Int64(Date().timeIntervalSince1970 * 1000) })
+        var worker = DeletionWorker(store: store, lake: lakeExporter, owner: "\(ProcessInfo.processInfo.hostName)/\(getpid())/cli",
+                                    clock: { Int64(Date().timeIntervalSince1970 * 1000) })
+        if self.store == nil {
+            let db = db
+            worker.afterStoreStep = { try ColumnSealing.follow(db: db) }
+        }
+        return worker
     }
 }
 
@@ -91,6 +96,7 @@ struct Purge: AsyncParsableCommand {
         let runner = RetentionRunner(store: store, lake: options.lakeExporter, policy: RetentionPolicy(olderThan)!)
         let outcome = try await runner.run(nowMs: Int64(Date().timeIntervalSince1970 * 1000))!
         await store.close()
+        if options.store == nil { try ColumnSealing.follow(db: options.db) }
         print("{\"cutoff_ms\":\(outcome.cutoffMs),\"events\":\(outcome.store.events),\"rejected_events\":\(outcome.store.rejectedEvents),"
               + "\"batches\":\(outcome.store.batches),\"deletion_requests\":\(outcome.store.deletionRequests),\"audit_entries\":\(outcome.store.auditEntries),"
               + "\"lake_partitions\":\(outcome.lakePartitionsRemoved)}")

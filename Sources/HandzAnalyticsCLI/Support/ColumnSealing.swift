@@ -19,6 +19,13 @@ enum ColumnSealing {
         return try LogSealer().seal(database, into: writer) { rows in progress.update("sealing into column chunks: \(rows) events") }
     }
 
+    /// After a deletion or retention in `db`'s log (CH34): its column store, if it has one, seals,
+    /// which rewrites the chunks the change touched (issue 33 §4). Nothing when there is none.
+    static func follow(db: String) throws {
+        guard FileManager.default.fileExists(atPath: ColumnStore.directory(forDatabase: db) + "/" + ColumnManifest.fileName) else { return }
+        try seal(db: db)
+    }
+
     /// The column store of `db` when it is current (sealed through the log's last event, nothing
     /// changed since); nil otherwise, and the caller reads the SQLite copies.
     static func currentStore(db: String, cache: ColumnCache? = nil) throws -> ColumnStore? {

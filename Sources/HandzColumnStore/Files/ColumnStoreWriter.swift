@@ -93,7 +93,7 @@ public final class ColumnStoreWriter {
     /// a row is rewritten a logarithmic number of times, not at every seal. The parts' rows are
     /// merged in the chunk order; the parts are retired at the next publish.
     public func mergeParts(maxParts: Int = 1) throws(ColumnStoreError) {
-        let live = manifest.allChunks.filter { entry in !retired.contains { $0.file == entry.file } } + written
+        let live = liveChunks
         var groups: [String: [ColumnManifest.ChunkEntry]] = [:]
         for entry in live { groups["\(entry.event)\u{0}\(entry.day)", default: []].append(entry) }
         let reader = ChunkReading(directory: directory)
@@ -136,6 +136,26 @@ public final class ColumnStoreWriter {
 
     /// Files written and merged away before they were ever published.
     var abandoned: [String] = []
+
+    /// The chunks live once the next publish is made: the manifest's not retired, and those written since.
+    var liveChunks: [ColumnManifest.ChunkEntry] {
+        let retiredFiles = Set(retired.map(\.file))
+        return manifest.allChunks.filter { !retiredFiles.contains($0.file) } + written
+    }
+
+    /// `entry`, live now, is removed by the next publish (a rewrite replaced it).
+    func retire(_ entry: ColumnManifest.ChunkEntry) {
+        if !retired.contains(where: { $0.file == entry.file }) { retired.append(entry) }
+    }
+
+    /// Tombstones `codes` in the UUID dictionary (ids no live chunk refers to any more, CH34) and
+    /// has the next publish write the dictionary whole under a new name, so the old file, with
+    /// the forgotten ids, is removed once the manifest no longer lists it.
+    func forgetUUIDs(_ codes: Set<UInt32>) {
+        guard dictionaries.tombstone(uuidCodes: codes) > 0 else { return }
+        if manifest.uuids.count > 0 { abandoned.append(manifest.uuids.file) }
+        manifest.uuids = ColumnManifest.DictionaryFile(file: "uuids.\(manifest.generation + 1).dict", count: 0, bytes: 0)
+    }
 
     /// Makes every chunk written since the last publish live, retires the merged parts, records
     /// the dictionaries' new entries and how far the log is sealed: dictionaries appended and

@@ -41,7 +41,7 @@ public struct ChunkBuilder {
     public mutating func setText(_ column: String, _ text: UnsafeRawBufferPointer, _ dictionaries: inout Dictionaries) {
         if integers[column] != nil || booleans[column] != nil { promoteToText(column, &dictionaries) }
         let cell: UInt64
-        if let id = UUIDWords(lowercaseText: text) {
+        if let id = UUIDWords(lowercaseText: text), id != Dictionaries.tombstone {
             cell = Self.uuidFlag | UInt64(dictionaries.code(uuid: id))
         } else {
             cell = UInt64(dictionaries.code(string: String(decoding: text, as: UTF8.self)))

@@ -38,6 +38,15 @@ public enum ColumnValues: Equatable, Sendable {
         }
     }
 
+    /// Whether no row has a value (codes and integer words 0; times and ids are never absent).
+    var isAllAbsent: Bool {
+        switch self {
+        case .codes(let values): values.allSatisfy { $0 == 0 }
+        case .integers(let values): values.allSatisfy { $0 == IntegerCell.absent }
+        case .times, .ids: false
+        }
+    }
+
     /// The values of `rows`, in that order (sorting a chunk, merging parts).
     func gathered(_ rows: [Int]) -> ColumnValues {
         switch self {

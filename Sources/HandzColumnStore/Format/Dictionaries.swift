@@ -6,8 +6,10 @@ import HandzAnalyticsCore
 /// bytes or a version string is written once per store, not once per event, and a funnel links
 /// and groups on integers.
 ///
-/// Both are append-only: sealing adds entries, never changes one. Deletion (CH34) rewrites a
-/// dictionary as a new file (copy on write) through the manifest.
+/// Both are append-only: sealing adds entries, never changes one. Deletion (CH34) rewrites the
+/// UUID dictionary as a new file (copy on write) through the manifest, with the ids no chunk
+/// refers to any more replaced by a tombstone (``tombstone``): the codes of the others stay, so
+/// no chunk is rewritten for it.
 public struct Dictionaries: Sendable {
     public private(set) var uuids: [UUIDWords] = []
     public private(set) var strings: [String] = []
@@ -23,8 +25,13 @@ public struct Dictionaries: Sendable {
         self.strings = strings
     }
 
+    /// What a forgotten id's entry becomes: the nil UUID, which no stored value is (the sealer
+    /// keeps a nil UUID as text, ``ChunkBuilder``), so a tombstone is never looked up.
+    public static let tombstone = UUIDWords(high: 0, low: 0)
+
     /// The code (entry + 1) of `id`, added when new.
     public mutating func code(uuid id: UUIDWords) -> UInt32 {
+        precondition(id != Self.tombstone, "the nil UUID is kept as text")
         buildIndexIfNeeded()
         if let code = uuidCodes[id] { return code }
         uuids.append(id)
@@ -41,6 +48,20 @@ public struct Dictionaries: Sendable {
         let code = UInt32(strings.count)
         stringCodes[text] = code
         return code
+    }
+
+    /// Replaces the entries of `codes` by the tombstone (a deletion, CH34: ids no chunk refers
+    /// to any more). Returns how many entries changed.
+    @discardableResult
+    mutating func tombstone(uuidCodes codes: some Sequence<UInt32>) -> Int {
+        buildIndexIfNeeded()
+        var changed = 0
+        for code in codes where code >= 1 && Int(code) <= uuids.count && uuids[Int(code) - 1] != Self.tombstone {
+            uuidCodes[uuids[Int(code) - 1]] = nil
+            uuids[Int(code) - 1] = Self.tombstone
+            changed += 1
+        }
+        return changed
     }
 
     /// The code of `text` if the dictionary has it (a filter's value no chunk holds has none).
@@ -71,7 +92,7 @@ public struct Dictionaries: Sendable {
         guard !indexed else { return }
         indexed = true
         uuidCodes.reserveCapacity(uuids.count)
-        for (index, id) in uuids.enumerated() { uuidCodes[id] = UInt32(index + 1) }
+        for (index, id) in uuids.enumerated() where id != Self.tombstone { uuidCodes[id] = UInt32(index + 1) }
         for (index, text) in strings.enumerated() { stringCodes[text] = UInt32(index + 1) }
     }
 }

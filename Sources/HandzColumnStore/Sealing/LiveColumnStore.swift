@@ -9,9 +9,10 @@ import Synchronization
 /// acknowledged before the page was asked for is in its answer (issue 33 §3: the "seal on
 /// demand" choice, not a read of the unsealed tail).
 ///
-/// A page waits for a seal only when the unsealed tail is short (``maxTailRows``); a longer one (a
-/// store never sealed, a burst beyond what the background seal keeps up with) or a log changed by
-/// a deletion (which needs a reseal from the start) is answered from SQLite, exactly and more
+/// A page waits for a seal only when the unsealed tail is short (``maxTailRows``) and the log's
+/// deletions since the last seal are journaled (a rewrite of the chunks they touch); a longer
+/// tail (a store never sealed, a burst beyond what the background seal keeps up with) or a log
+/// that needs a reseal from the start is answered from SQLite, exactly and more
 /// slowly, while the background seal catches up. Seals here keep up to 8 parts per (event, day)
 /// and merge them by size (``ColumnStoreWriter/mergeParts(maxParts:)``), so the open day is not
 /// rewritten at every seal.
@@ -48,12 +49,20 @@ public final class LiveColumnStore: Sendable {
         var store = try current()
         if !Self.holds(store.manifest, through: last, changes: changes) {
             let tail = last - store.manifest.sealedThroughRowID
-            guard store.manifest.generation > 0, store.manifest.logChanges == changes, tail <= maxTailRows else { return nil }
+            guard store.manifest.generation > 0, tail <= maxTailRows, try Self.followable(store.manifest, log, changes: changes) else { return nil }
             guard try seal(lockWait: .seconds(5))?.abandoned == false else { return nil }
             store = try current()
             guard Self.holds(store.manifest, through: last, changes: changes) else { return nil }
         }
         return ColumnPanels(store: store, catalog: catalog, firstSeen: try InstallFirstSeenTimes(database: log))
+    }
+
+    /// Whether a seal brings `manifest` to the log's `changes` without starting over: the same
+    /// counter, or journaled changes since (copy on write, `LogRewriteApplier`).
+    static func followable(_ manifest: ColumnManifest, _ log: SQLiteDatabase, changes: Int64) throws -> Bool {
+        if manifest.logChanges == changes { return true }
+        guard manifest.hasSessionRollup else { return false }
+        return try LogRewrites.chain(log, from: manifest.logChanges, to: changes) != nil
     }
 
     /// Whether `manifest` holds every log row through `rowID` as the log stands (`changes`).
@@ -70,7 +79,9 @@ public final class LiveColumnStore: Sendable {
         while true {
             let outcome: LogSealer.Outcome?? = try writer.withLockIfAvailable { kept throws -> LogSealer.Outcome? in
                 let database = try SQLiteDatabase(path: databasePath)
-                if let writer = kept, writer.manifest.logChanges != (try LogChanges.current(database)) { kept = nil }
+                // A copy discarded since (``ColumnStoreCopy``'s old-versions check) needs a new writer.
+                if let writer = kept, writer.manifest.generation > 0,
+                   !FileManager.default.fileExists(atPath: directory + "/" + ColumnManifest.fileName) { kept = nil }
                 if kept == nil { kept = try ColumnStoreWriter(directory: directory, lockWait: lockWait) }
                 var sealer = LogSealer()
                 sealer.maxPartsPerDay = 8
@@ -92,12 +103,15 @@ public final class LiveColumnStore: Sendable {
         }
     }
 
-    /// Rows the column store has not sealed yet (0 when current; the whole log after a deletion).
+    /// Rows the column store has not sealed yet: 0 when current, at least 1 while a deletion in
+    /// the log is not applied to the chunks yet.
     public func unsealedRows() throws -> Int64 {
         let log = try SQLiteDatabase(path: databasePath, readOnly: true)
         let (last, changes) = (try LogChanges.lastRowID(log), try LogChanges.current(log))
         let manifest = try current().manifest
-        return manifest.logChanges == changes && manifest.generation > 0 ? max(0, last - manifest.sealedThroughRowID) : last
+        guard manifest.generation > 0 else { return last }
+        // A deletion not applied yet counts as at least one row, even when it emptied the log.
+        return manifest.logChanges == changes ? max(0, last - manifest.sealedThroughRowID) : max(1, last - manifest.sealedThroughRowID)
     }
 
     /// The store as its manifest stands: the kept one while the manifest file is the same.

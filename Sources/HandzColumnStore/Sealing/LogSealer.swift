@@ -9,12 +9,13 @@ import HandzStore
 /// then each day's parts are merged and everything is published in one manifest swap. The
 /// per-session rollup (``SessionRollup``) is collected from the same rows and written beside them.
 ///
-/// Deletions and rewrites in the log (retention, forget-user, de-identification, CH34) are
-/// followed by sealing again from the start when the log's change counter (`LogChanges`) differs
-/// from the one the manifest records: the new chunks and new dictionary files replace the old
-/// ones in one publish, and the old files, with every id they held, are removed
-/// (``ColumnStoreWriter/startOver()``). Copy on write of only the chunks that hold the changed
-/// installs is the next step (issue 33 §4); a full reseal is exact, and costs a rebuild.
+/// Deletions and rewrites in the log (retention, forget-user, de-identification, CH34) reach the
+/// chunks at the next seal. When the log's journal (`LogRewrites`) covers every change since the
+/// counter the manifest records, only the chunks they touch are rewritten (copy on write,
+/// `LogRewriteApplier`) in the same publish as the new rows. Otherwise (a repair by hand, a
+/// journal already purged) the seal starts again from nothing: the new chunks and dictionary
+/// files replace the old ones in one publish, and the old files, with every id they held, are
+/// removed (``ColumnStoreWriter/startOver()``). Both are exact.
 public struct LogSealer {
     /// Rows held in builders before they are written as parts.
     public var rowsPerPart = 1_000_000
@@ -27,9 +28,11 @@ public struct LogSealer {
         public var sealedRows: Int
         public var startedOver: Bool
         public var watermark: Int64
-        /// The log was changed (a deletion) while the rows were read: nothing was published; the
-        /// next seal starts over.
+        /// The log was changed (a deletion) while the rows were read: nothing was published, and
+        /// the writer, which holds the abandoned seal's state, is dropped.
         public var abandoned = false
+        /// Chunks rewritten for the log's journaled deletions and rewrites (`LogRewriteApplier`).
+        public var rewrittenChunks = 0
     }
 
     /// Chunks an (event, day) may keep before they are merged (``ColumnStoreWriter/mergeParts(maxParts:)``):
@@ -48,13 +51,25 @@ public struct LogSealer {
         var inSnapshot = true
         defer { if inSnapshot { try? database.execute("COMMIT") } }
         let changes = try LogChanges.current(database)
-        // A format-1 store has no session rollup: sealing it again from the start writes one.
-        let startedOver = (changes != writer.manifest.logChanges || !writer.manifest.hasSessionRollup) && writer.manifest.generation > 0
+        var rewrites: [LogRewrites.Entry]?
+        if changes != writer.manifest.logChanges, writer.manifest.hasSessionRollup, writer.manifest.generation > 0 {
+            rewrites = try LogRewrites.chain(database, from: writer.manifest.logChanges, to: changes)
+        }
+        // A format-1 store has no session rollup: sealing it again from the start writes one. A
+        // log changed in a way its journal does not cover (a repair by hand) is sealed again too.
+        let startedOver = ((changes != writer.manifest.logChanges && rewrites == nil) || !writer.manifest.hasSessionRollup)
+            && writer.manifest.generation > 0
         if startedOver { writer.startOver() }
-        let from = startedOver ? 0 : watermark
 
-        let columns = ["rowid", "event_id", "event_name", "event_time_ms", "received_time_ms"] + Self.envelopeTextColumns + ["properties"]
-        let statement = try database.prepare("SELECT \(columns.joined(separator: ", ")) FROM main.events WHERE rowid > ?1 ORDER BY rowid")
+        var from = startedOver ? 0 : watermark
+        var rewritten = 0
+        if let rewrites {
+            // Copy on write: only the chunks the journaled changes touch (issue 33 §4).
+            (from, rewritten) = try LogRewriteApplier(database: database, writer: writer).apply(rewrites, watermark: watermark)
+            SealFault.reached("rewritten")
+        }
+
+        let statement = try database.prepare("SELECT \(Self.selectList) FROM main.events WHERE rowid > ?1 ORDER BY rowid")
         defer { statement.reset() }
         try statement.bind([.integer(from)])
         var builders: [ChunkKey: ChunkBuilder] = [:]
@@ -62,24 +77,9 @@ public struct LogSealer {
         var held = 0
         var read = 0
         var last = from
-        let firstText = Int32(5)
-        let propertiesColumn = Int32(5 + Self.envelopeTextColumns.count)
-        var propertyNames: [String: String] = [:]
+        var rows = LogRows()
         while try statement.step() {
-            last = statement.int64(0)
-            let name = statement.text(2) ?? ""
-            let time = statement.int64(3)
-            let key = ChunkKey(event: name, day: Self.day(of: time))
-            var builder = builders.removeValue(forKey: key) ?? ChunkBuilder(eventName: name, day: key.day)
-            let eventID = UUIDWords(orderingBytes: statement.bytes(1))
-            builder.addRow(timeMs: time, receivedMs: statement.int64(4), eventID: eventID)
-            for (offset, column) in Self.envelopeTextColumns.enumerated() where !statement.isNull(firstText + Int32(offset)) {
-                builder.setText(column, statement.bytes(firstText + Int32(offset)), &writer.dictionaries)
-            }
-            try Self.addProperties(statement.bytes(propertiesColumn), to: &builder, names: &propertyNames, &writer.dictionaries)
-            sessions.note(day: key.day, install: builder.textCell(ColumnName.installID), session: builder.textCell(ColumnName.sessionID),
-                          timeMs: time, eventID: eventID)
-            builders[key] = builder
+            last = try rows.add(statement, to: &builders, sessions: &sessions, &writer.dictionaries)
             held += 1
             read += 1
             if held >= rowsPerPart {
@@ -90,7 +90,9 @@ public struct LogSealer {
                 progress(read)
             }
         }
-        guard read > 0 || startedOver || writer.manifest.generation == 0 else { return Outcome(sealedRows: 0, startedOver: false, watermark: watermark) }
+        guard read > 0 || startedOver || rewrites != nil || writer.manifest.generation == 0 else {
+            return Outcome(sealedRows: 0, startedOver: false, watermark: watermark)
+        }
         for key in builders.keys.sorted() { try writer.write(builders[key]!) }
         for builder in sessions.takeBuilders() { try writer.write(builder) }
         progress(read)
@@ -104,9 +106,13 @@ public struct LogSealer {
         }
         try writer.mergeParts(maxParts: maxPartsPerDay)
         SealFault.reached("merged")
-        try writer.publish(sealedThroughRowID: last, logChanges: changes)
-        return Outcome(sealedRows: read, startedOver: startedOver, watermark: writer.manifest.sealedThroughRowID)
+        try writer.publish(sealedThroughRowID: max(last, from), logChanges: changes)
+        return Outcome(sealedRows: read, startedOver: startedOver, watermark: writer.manifest.sealedThroughRowID, rewrittenChunks: rewritten)
     }
+
+    /// The log's columns a seal reads, in ``LogRows``' order.
+    static let selectList = (["rowid", "event_id", "event_name", "event_time_ms", "received_time_ms"] + envelopeTextColumns + ["properties"])
+        .joined(separator: ", ")
 
     /// The stored properties object: each scalar member into its column (`properties.KEY`);
     /// null and non-integer numbers (which no catalogued property has) are left absent.

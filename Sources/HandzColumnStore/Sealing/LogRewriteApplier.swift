@@ -1,0 +1,163 @@
+import HandzAnalyticsCore
+import HandzSQLite
+import HandzStore
+
+/// Applies the log's journaled deletions and rewrites (`LogRewrites`, CH34) to the chunks they
+/// touch — copy on write (issue 33 §4) — inside a seal's read snapshot, so they are published
+/// with the seal's new rows in one manifest swap:
+///
+/// 1. **Retention** (rows received before a cutoff were deleted): a chunk none of whose rows is
+///    that old stays; one all of whose rows are goes whole; any other is written again without them.
+/// 2. **De-identification** (rows updated in place): the chunks of those rows' (event, day) are
+///    written again with the log's new version of each row in place of the old one.
+/// 3. The per-session rollup of every day whose chunks changed is built again from them.
+/// 4. The UUIDs the old rows held that no live chunk refers to any more (the user's id, the
+///    re-keyed installs and sessions, ids retention let go) are tombstoned in a new UUID
+///    dictionary file (``Dictionaries/tombstone``): no byte of them stays in the store once the
+///    manifest is swapped and the old files removed.
+///
+/// The chunks hold exactly the log's rows through the watermark as they stood when the manifest
+/// was published; each journaled change since applies to those rows, so the result is the log's
+/// rows as they stand now — what a seal from nothing would give, with other codes.
+struct LogRewriteApplier {
+    let database: SQLiteDatabase
+    let writer: ColumnStoreWriter
+
+    /// Applies `entries` (a chain from the manifest's counter, ``LogRewrites/chain(_:from:to:)``)
+    /// to the chunks holding the log's rows through `watermark`. Returns the watermark the seal
+    /// goes on from (lower when retention deleted the log's last rows, whose rowids SQLite
+    /// reuses) and how many chunks were rewritten or dropped.
+    func apply(_ entries: [LogRewrites.Entry], watermark: Int64) throws -> (watermark: Int64, rewritten: Int) {
+        let newWatermark = min(watermark, entries.map(\.lastRowID).min() ?? watermark)
+        let cutoff = entries.compactMap(\.receivedBeforeMs).max()
+        var changedRowIDs = Set<Int64>()
+        for entry in entries { changedRowIDs.formUnion(entry.rowIDs.lazy.filter { $0 <= newWatermark }) }
+
+        // The changed rows as the log holds them now, by chunk key.
+        var replacements: [ChunkKey: ChunkBuilder] = [:]
+        var sessions = SessionRollup.Builder()
+        var replacedIDs = Set<UUIDWords>()
+        if !changedRowIDs.isEmpty {
+            let statement = try database.prepare("SELECT \(LogSealer.selectList) FROM main.events WHERE rowid = ?1")
+            var rows = LogRows()
+            for rowID in changedRowIDs.sorted() {
+                try statement.bind([.integer(rowID)])
+                if try statement.step() {
+                    replacedIDs.insert(UUIDWords(orderingBytes: statement.bytes(1)))
+                    _ = try rows.add(statement, to: &replacements, sessions: &sessions, &writer.dictionaries)
+                }
+                statement.reset()
+            }
+        }
+
+        let reader = ChunkReading(directory: writer.directory)
+        var changedDays = Set<Int64>()
+        var candidates = Set<UInt32>()
+        var rewritten = 0
+        for entry in writer.manifest.chunks {
+            let key = ChunkKey(event: entry.event, day: entry.day)
+            let replaced = replacements[key] != nil
+            guard replaced || cutoff != nil else { continue }
+            let chunk = try reader.chunk(entry)
+            var kept: [Int] = []
+            do {
+                let received = try Self.times(chunk, ColumnName.receivedTime)
+                let ids = try Self.ids(chunk)
+                kept.reserveCapacity(chunk.rows)
+                for row in 0..<chunk.rows where (cutoff.map { received[row] >= $0 } ?? true) && !(replaced && replacedIDs.contains(ids[row])) {
+                    kept.append(row)
+                }
+            } catch { throw ColumnStoreError(error, file: entry.file) }
+            guard kept.count < chunk.rows else { continue }
+            let columns: [Column]
+            do { columns = try chunk.allColumns() } catch { throw ColumnStoreError(error, file: entry.file) }
+            candidates.formUnion(Self.uuidCodes(columns, exceptRows: kept))
+            writer.retire(entry)
+            if !kept.isEmpty {
+                // A column none of the kept rows has goes, as a seal of only those rows would leave it out.
+                let filtered = columns.map { Column(name: $0.name, type: $0.type, values: $0.values.gathered(kept)) }
+                try writer.write(eventName: entry.event, day: entry.day, columns: filtered.filter { !$0.values.isAllAbsent })
+            }
+            changedDays.insert(entry.day)
+            rewritten += 1
+        }
+        for key in replacements.keys.sorted() {
+            try writer.write(replacements[key]!)
+            changedDays.insert(key.day)
+        }
+        try rebuildSessionRollup(days: changedDays, reader: reader)
+        try forgetUnreferenced(candidates, reader: reader)
+        return (newWatermark, rewritten)
+    }
+
+    /// Writes each of `days`' session rollup again from its event chunks as they now stand.
+    private func rebuildSessionRollup(days: Set<Int64>, reader: ChunkReading) throws {
+        guard !days.isEmpty else { return }
+        for entry in writer.manifest.sessionChunks where days.contains(entry.day) { writer.retire(entry) }
+        var sessions = SessionRollup.Builder()
+        for entry in writer.liveChunks where entry.event != SessionRollup.eventName && days.contains(entry.day) {
+            let chunk = try reader.chunk(entry)
+            do {
+                let installs = try Self.textCells(chunk, ColumnName.installID)
+                let sessionCells = try Self.textCells(chunk, ColumnName.sessionID)
+                let times = try Self.times(chunk, ColumnName.eventTime)
+                let ids = try Self.ids(chunk)
+                for row in 0..<chunk.rows {
+                    sessions.note(day: entry.day, install: installs[row], session: sessionCells[row], timeMs: times[row], eventID: ids[row])
+                }
+            } catch { throw ColumnStoreError(error, file: entry.file) }
+        }
+        for builder in sessions.takeBuilders() { try writer.write(builder) }
+    }
+
+    /// Tombstones the UUID codes among `candidates` that no live chunk refers to.
+    private func forgetUnreferenced(_ candidates: Set<UInt32>, reader: ChunkReading) throws {
+        guard !candidates.isEmpty else { return }
+        var unreferenced = candidates
+        for entry in writer.liveChunks {
+            let chunk = try reader.chunk(entry)
+            for column in chunk.entries where column.type == .uuid {
+                do {
+                    if case .codes(let codes)? = try chunk.column(column.name) {
+                        for code in codes where code != 0 { unreferenced.remove(code) }
+                    }
+                } catch { throw ColumnStoreError(error, file: entry.file) }
+                if unreferenced.isEmpty { return }
+            }
+        }
+        writer.forgetUUIDs(unreferenced)
+    }
+
+    /// The UUID codes of `columns` on the rows not in `kept` (sorted).
+    static func uuidCodes(_ columns: [Column], exceptRows kept: [Int]) -> Set<UInt32> {
+        var codes = Set<UInt32>()
+        for column in columns where column.type == .uuid {
+            guard case .codes(let values) = column.values else { continue }
+            var next = 0
+            for (row, code) in values.enumerated() {
+                if next < kept.count && kept[next] == row { next += 1; continue }
+                if code != 0 { codes.insert(code) }
+            }
+        }
+        return codes
+    }
+
+    static func times(_ chunk: ChunkFile, _ name: String) throws(ChunkFormatError) -> [Int64] {
+        guard case .times(let values)? = try chunk.column(name) else { throw .malformed("no \(name) column") }
+        return values
+    }
+
+    static func ids(_ chunk: ChunkFile) throws(ChunkFormatError) -> [UUIDWords] {
+        guard case .ids(let values)? = try chunk.column(ColumnName.eventID) else { throw .malformed("no event id column") }
+        return values
+    }
+
+    /// A text column as ``ChunkBuilder``'s cells (a flagged UUID code, a string code, 0 absent).
+    static func textCells(_ chunk: ChunkFile, _ name: String) throws(ChunkFormatError) -> [UInt64] {
+        guard let entry = chunk.entry(name), case .codes(let codes)? = try chunk.column(name) else {
+            return Array(repeating: 0, count: chunk.rows)
+        }
+        let flag = entry.type == .uuid ? ChunkBuilder.uuidFlag : 0
+        return codes.map { $0 == 0 ? 0 : flag | UInt64($0) }
+    }
+}
