@@ -53,6 +53,9 @@ struct LogRewriteApplier {
         let reader = ChunkReading(directory: writer.directory)
         var changedDays = Set<Int64>()
         var candidates = Set<UInt32>()
+        // Installs with a row removed or replaced: their session rollup rows are computed again.
+        var dirty = InstallCells(uuidCount: writer.dictionaries.uuids.count)
+        for key in sessions.sessions.keys { dirty.insert(key.install) }
         var rewritten = 0
         for entry in writer.manifest.chunks {
             let key = ChunkKey(event: entry.event, day: entry.day)
@@ -72,6 +75,12 @@ struct LogRewriteApplier {
             let columns: [Column]
             do { columns = try chunk.allColumns() } catch { throw ColumnStoreError(error, file: entry.file) }
             candidates.formUnion(Self.uuidCodes(columns, exceptRows: kept))
+            let installs: [UInt64]
+            do { installs = try Self.textCells(chunk, ColumnName.installID) } catch { throw ColumnStoreError(error, file: entry.file) }
+            var next = 0
+            for row in 0..<chunk.rows {
+                if next < kept.count && kept[next] == row { next += 1 } else { dirty.insert(installs[row]) }
+            }
             writer.retire(entry)
             if !kept.isEmpty {
                 // A column none of the kept rows has goes, as a seal of only those rows would leave it out.
@@ -85,24 +94,43 @@ struct LogRewriteApplier {
             try writer.write(replacements[key]!)
             changedDays.insert(key.day)
         }
-        try rebuildSessionRollup(days: changedDays, reader: reader)
+        try rebuildSessionRollup(days: changedDays, installs: dirty, reader: reader)
         try forgetUnreferenced(candidates, reader: reader)
         return (newWatermark, rewritten)
     }
 
-    /// Writes each of `days`' session rollup again from its event chunks as they now stand.
-    private func rebuildSessionRollup(days: Set<Int64>, reader: ChunkReading) throws {
+    /// Computes the session rollup rows of `installs` on each of `days` again from the day's
+    /// event chunks as they now stand; the rows of other installs stay (none of their events
+    /// changed). A rollup chunk with such rows is written again without them, beside the new rows.
+    private func rebuildSessionRollup(days: Set<Int64>, installs dirty: InstallCells, reader: ChunkReading) throws {
         guard !days.isEmpty else { return }
-        for entry in writer.manifest.sessionChunks where days.contains(entry.day) { writer.retire(entry) }
+        for entry in writer.manifest.sessionChunks where days.contains(entry.day) {
+            let chunk = try reader.chunk(entry)
+            let columns: [Column]
+            var kept: [Int] = []
+            do {
+                let installs = try Self.textCells(chunk, ColumnName.installID)
+                kept = (0..<chunk.rows).filter { !dirty.contains(installs[$0]) }
+                guard kept.count < chunk.rows else { continue }
+                columns = try chunk.allColumns()
+            } catch { throw ColumnStoreError(error, file: entry.file) }
+            writer.retire(entry)
+            if !kept.isEmpty {
+                try writer.write(eventName: entry.event, day: entry.day,
+                                 columns: columns.map { Column(name: $0.name, type: $0.type, values: $0.values.gathered(kept)) })
+            }
+        }
         var sessions = SessionRollup.Builder()
         for entry in writer.liveChunks where entry.event != SessionRollup.eventName && days.contains(entry.day) {
             let chunk = try reader.chunk(entry)
             do {
                 let installs = try Self.textCells(chunk, ColumnName.installID)
+                let rows = (0..<chunk.rows).filter { dirty.contains(installs[$0]) }
+                guard !rows.isEmpty else { continue }
                 let sessionCells = try Self.textCells(chunk, ColumnName.sessionID)
                 let times = try Self.times(chunk, ColumnName.eventTime)
                 let ids = try Self.ids(chunk)
-                for row in 0..<chunk.rows {
+                for row in rows {
                     sessions.note(day: entry.day, install: installs[row], session: sessionCells[row], timeMs: times[row], eventID: ids[row])
                 }
             } catch { throw ColumnStoreError(error, file: entry.file) }
@@ -113,19 +141,28 @@ struct LogRewriteApplier {
     /// Tombstones the UUID codes among `candidates` that no live chunk refers to.
     private func forgetUnreferenced(_ candidates: Set<UInt32>, reader: ChunkReading) throws {
         guard !candidates.isEmpty else { return }
-        var unreferenced = candidates
+        // One bit per dictionary code (a quarter of a MiB per two million ids): a scan of every
+        // chunk's UUID columns clears the candidates it meets, without a hash per row.
+        var pending = [UInt64](repeating: 0, count: writer.dictionaries.uuids.count / 64 + 2)
+        for code in candidates { pending[Int(code) >> 6] |= 1 << UInt64(code & 63) }
+        var left = candidates.count
         for entry in writer.liveChunks {
             let chunk = try reader.chunk(entry)
             for column in chunk.entries where column.type == .uuid {
                 do {
-                    if case .codes(let codes)? = try chunk.column(column.name) {
-                        for code in codes where code != 0 { unreferenced.remove(code) }
+                    guard case .codes(let codes)? = try chunk.column(column.name) else { continue }
+                    for code in codes {
+                        let word = Int(code) >> 6, bit = UInt64(1) << UInt64(code & 63)
+                        if pending[word] & bit != 0 {
+                            pending[word] &= ~bit
+                            left -= 1
+                        }
                     }
                 } catch { throw ColumnStoreError(error, file: entry.file) }
-                if unreferenced.isEmpty { return }
+                if left == 0 { return }
             }
         }
-        writer.forgetUUIDs(unreferenced)
+        writer.forgetUUIDs(candidates.filter { pending[Int($0) >> 6] & (1 << UInt64($0 & 63)) != 0 })
     }
 
     /// The UUID codes of `columns` on the rows not in `kept` (sorted).
@@ -159,5 +196,33 @@ struct LogRewriteApplier {
         }
         let flag = entry.type == .uuid ? ChunkBuilder.uuidFlag : 0
         return codes.map { $0 == 0 ? 0 : flag | UInt64($0) }
+    }
+}
+
+/// A set of install cells (``ChunkBuilder``'s: a flagged UUID code, or a string code) with one
+/// bit per UUID code, so testing every row of a day costs no hash.
+struct InstallCells {
+    private var uuidBits: [UInt64]
+    private var others = Set<UInt64>()
+
+    init(uuidCount: Int) { uuidBits = [UInt64](repeating: 0, count: uuidCount / 64 + 2) }
+
+    mutating func insert(_ cell: UInt64) {
+        guard cell != 0 else { return }
+        if cell & ChunkBuilder.uuidFlag != 0 {
+            let code = Int(cell & ~ChunkBuilder.uuidFlag)
+            if code >> 6 >= uuidBits.count { uuidBits += [UInt64](repeating: 0, count: code >> 6 - uuidBits.count + 1) }
+            uuidBits[code >> 6] |= 1 << UInt64(code & 63)
+        } else {
+            others.insert(cell)
+        }
+    }
+
+    func contains(_ cell: UInt64) -> Bool {
+        if cell & ChunkBuilder.uuidFlag != 0 {
+            let code = Int(cell & ~ChunkBuilder.uuidFlag)
+            return code >> 6 < uuidBits.count && uuidBits[code >> 6] & (1 << UInt64(code & 63)) != 0
+        }
+        return cell != 0 && others.contains(cell)
     }
 }
