@@ -38,6 +38,9 @@ public struct ServerOptions: Sendable {
     /// A request body must arrive whole within this many seconds, or the answer is 408 and the
     /// connection closes.
     public var bodyTimeoutSeconds: Double = 20
+    /// Seconds between background seals of the embedded store's column copy (issue 33); 0 seals
+    /// only on demand, before a page is drawn.
+    public var columnSealIntervalSeconds = 10
     /// The most connections held open at once (``ConnectionLimit``).
     public var maxConnections = ConnectionLimit.defaultMaximum()
     /// Where `GET /metrics` is served (``MetricsPlacement``); nil: the default for `host`.
@@ -145,7 +148,9 @@ public enum ServerRunner {
         )
         var services: [any Service] = [StoreService(store: store), CatalogReloadService(service: service, logger: logger)]
         if let embedded = store as? SQLiteEventStore { services.append(AnalyticalLayerService(store: embedded)) }
-        if let columns { services.append(ColumnSealingService(columns: columns, logger: logger)) }
+        if let columns, options.columnSealIntervalSeconds > 0 {
+            services.append(ColumnSealingService(columns: columns, interval: .seconds(options.columnSealIntervalSeconds), logger: logger))
+        }
         if let lake = options.lakeDirectory {
             services.append(LakeExportService(
                 store: store, exporter: LakeExporter(root: URL(fileURLWithPath: lake)), interval: .seconds(options.lakeIntervalSeconds),

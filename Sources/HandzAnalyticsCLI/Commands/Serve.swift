@@ -37,6 +37,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Embedded store: stored events the writer folds into the analytical layer at a time while no request waits (0: only catch-ups fold: a dashboard page, `layer`).")
     var layerFoldRows = StoreConfiguration().idleFoldRows
 
+    @Option(help: "Embedded store: seconds between background seals of the column store (0: seal only before a dashboard page is drawn).")
+    var columnSealInterval = 10
+
     @Option(help: "A quota on the SQLite database file, bytes: past it batches get 503 with Retry-After, nothing acknowledged, until purge frees pages or the quota is raised.")
     var maxDbBytes: Int?
 
@@ -114,6 +117,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard StoreConfiguration.Synchronous(rawValue: synchronous) != nil else { throw ValidationError("--synchronous must be full or normal") }
+        guard columnSealInterval >= 0 else { throw ValidationError("--column-seal-interval must be at least 0") }
         guard layerFoldRows >= 0 else { throw ValidationError("--layer-fold-rows must be at least 0") }
         try checkPostgresURL(store)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
@@ -158,6 +162,7 @@ struct Serve: AsyncParsableCommand {
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
         options.store.idleFoldRows = layerFoldRows
+        options.columnSealIntervalSeconds = columnSealInterval
         options.store.maxDatabaseBytes = maxDbBytes
         options.limits.maxBodyBytes = maxBodyBytes
         options.limits.maxDecompressedBytes = maxDecompressedBytes
