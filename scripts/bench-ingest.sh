@@ -8,7 +8,7 @@
 # Server and load generator share the machine's cores. Figures go to BENCHMARKS.md with this command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# HANDZ_SERVE_ARGS adds options to `serve` (say, --layer-fold-rows 1000).
+# HANDZ_SERVE_ARGS adds options to `serve` (say, --column-seal-interval 0).
 seconds="${1:-15}"
 connections="${2:-128}"
 root=$PWD
@@ -40,10 +40,10 @@ echo "== saturation: closed loop, $connections connections, $seconds s"
 stop_server
 stored=$(sqlite3 "$work/full/handz-events.sqlite" "SELECT COUNT(*) FROM events")
 echo "durably stored after shutdown: $stored events"
-# Issue 15: serve folds the log into the analytical layer while it ingests; what it had not yet
-# folded at shutdown is the layer's lag (`layer` or the next `serve` folds it; queries read the log meanwhile).
-folded=$(sqlite3 "$work/full/handz-events.sqlite" "SELECT COUNT(*) FROM analytic_events")
-echo "analytical layer at shutdown: $folded of $stored events folded (lag $((stored - folded)))"
+# Issue 33: serve seals the log into its column store in the background; what it had not yet
+# sealed at shutdown is the copy's lag (the next page, `layer` or the next `serve` seals it).
+sealed=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['sealed_through_rowid'])" "$work/full/handz-events.sqlite.columns/manifest.json" 2>/dev/null || echo 0)
+echo "column store at shutdown: sealed through log row $sealed of $stored"
 rate=$(sed -n 's/^accepted: [0-9]* events (\([0-9]*\) events\/s).*/\1/p' "$work/full.txt")
 
 mkdir -p "$work/half"

@@ -30,7 +30,8 @@ sqlite3 "$RUN/store.sqlite" "UPDATE events SET catalog_version = '1.2.0' WHERE a
 # As retention does (issue 32 §6): 40 installs lose their first app_open; their first-seen time
 # stays, so every engine must leave them out of every cohort alike.
 sqlite3 "$RUN/store.sqlite" "DELETE FROM events WHERE rowid IN (SELECT e.rowid FROM events e JOIN (SELECT install_id, first_app_open_ms FROM install_first_seen ORDER BY install_id LIMIT 40) f ON f.install_id = e.install_id AND e.event_time_ms = f.first_app_open_ms WHERE e.event_name = 'app_open')"
-# That edited the log behind the analytical layer the CLI reads (issue 15): fold it again.
+# That edited the log outside its deletion journal: the column store the CLI reads is sealed
+# again from nothing (issue 33).
 "$BIN" layer --db "$RUN/store.sqlite" --rebuild >/dev/null
 
 # ENGINES=postgres,duckdb (optional) limits the run to some engines while developing.

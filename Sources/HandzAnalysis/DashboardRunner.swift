@@ -5,18 +5,18 @@ import HandzQuery
 /// Computes several dashboards' panels on the embedded store with a few read-only connections
 /// in parallel (SQLite runs one query per connection; the panels are independent). The panels'
 /// results are the same as ``StoreAnalysis/dashboard(_:fromMs:toMs:controls:)``'s, in order.
-/// Each connection is a ``StoreAnalysis`` opened with `source` and `whenLayerLags`: never a write.
+/// Each connection is a read-only ``StoreAnalysis``: never a write.
 /// With an `engine` (the column store), each panel source it answers is answered there instead.
 public enum DashboardRunner {
     /// `timed` hears each panel's query time (seconds), from the worker threads, serialised.
     public static func run(_ dashboards: [DashboardDefinition], path: String, catalog: Catalog, fromMs: Int64, toMs: Int64,
-                           controls: PanelControls = PanelControls(), workers: Int = 2, source: StoreAnalysis.Source = .analyticalLayer,
-                           whenLayerLags: StoreAnalysis.LaggingLayer = .readLog, engine: (any PanelAnswering)? = nil, timed: @escaping @Sendable (DashboardDefinition, PanelDefinition, Double) -> Void = { _, _, _ in }) throws -> [DashboardData] {
+                           controls: PanelControls = PanelControls(), workers: Int = 2,
+                           engine: (any PanelAnswering)? = nil, timed: @escaping @Sendable (DashboardDefinition, PanelDefinition, Double) -> Void = { _, _, _ in }) throws -> [DashboardData] {
         let jobs = dashboards.indices.flatMap { d in dashboards[d].panels.indices.map { (d, $0) } }
         let state = SharedState(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
             do {
-                let store = try StoreAnalysis(path: path, catalog: catalog, source: source, whenLayerLags: whenLayerLags)
+                let store = try StoreAnalysis(path: path, catalog: catalog)
                 while let index = state.next() {
                     let (d, p) = jobs[index]
                     let panel = dashboards[d].panels[p]

@@ -6,15 +6,10 @@ import HandzStore
 extension StoreAnalysis {
     /// One named event query (CH33 §7 panels): each of its statements run, the rows assembled.
     public func eventQuery(_ query: EventQuery, fromMs: Int64, toMs: Int64) throws -> EventQueryResult {
-        if let sessions = try sessionShareByReading(query, fromMs: fromMs, toMs: toMs) {
-            return EventQueryResult(query: query, rows: [.sessions: sessions])
-        }
         let statements = try EventQuerySQLBuilder(catalog: catalog, dialect: .sqlite).statements(query, fromMs: fromMs, toMs: toMs)
         var rows: [EventStatement.Part: [ResultRow]] = [:]
         for statement in statements {
-            // session_share reads every event: a scan in any case.
-            let events = query.kind == .sessionShare && source == .log ? Array((try eventCounts()).keys) : query.events
-            rows[statement.part] = try database.prepare(try planned(statement.sql, events: events)).query { row in
+            rows[statement.part] = try database.prepare(try planned(statement.sql, events: query.events)).query { row in
                 let columns = 0..<row.columnCount
                 return ResultRow(integers: columns.map { row.isNull($0) ? nil : row.int64($0) }, texts: columns.map { row.isNull($0) ? nil : row.text($0) })
             }
@@ -55,11 +50,6 @@ extension StoreAnalysis {
 }
 
 extension StoreAnalysis {
-    /// Stored events not yet folded into the analytical layer (0 when reading the log).
-    public func layerLag() throws -> Int64 {
-        source == .log ? 0 : try AnalyticalLayer.lag(database)
-    }
-
     /// How far an event's device time may run past its receipt and still count as "when the data
     /// is": the request signature's freshness window (`RequestSignature.maxClockSkewSeconds`,
     /// 300 s; a test holds the two equal). A device clock further ahead than the server would
@@ -78,17 +68,7 @@ extension StoreAnalysis {
     /// by any range that includes that day. Events received long after they happened (offline
     /// queues, `import` of history) anchor the range as before.
     public func eventTimeRange() throws -> (first: Int64, last: Int64)? {
-        // On the layer, per event name, a walk from each end of its key range (the table is
-        // clustered by name, then time) to the first event dated no later than its receipt: one
-        // seek per name, plus one step per event dated in the future at that end.
-        let sql = source == .log ? "SELECT MIN(event_time_ms), MAX(event_time_ms) FROM events WHERE event_time_ms <= received_time_ms + ?1" : """
-            SELECT MIN(first), MAX(last) FROM (
-              SELECT (SELECT a.event_time_ms FROM main.analytic_events a WHERE a.name_id = n.id AND a.event_time_ms <= a.received_time_ms + ?1
-                      ORDER BY a.event_time_ms LIMIT 1) AS first,
-                     (SELECT a.event_time_ms FROM main.analytic_events a WHERE a.name_id = n.id AND a.event_time_ms <= a.received_time_ms + ?1
-                      ORDER BY a.event_time_ms DESC LIMIT 1) AS last
-              FROM main.event_names n)
-            """
+        let sql = "SELECT MIN(event_time_ms), MAX(event_time_ms) FROM events WHERE event_time_ms <= received_time_ms + ?1"
         let rows: [(Int64, Int64)?] = try database.prepare(sql).query([.integer(Self.futureToleranceMs)]) { row in
             row.isNull(0) ? nil : (row.int64(0), row.int64(1))
         }
@@ -100,13 +80,7 @@ extension StoreAnalysis {
     /// The catalog versions the events of `[fromMs, toMs)` were validated against, sorted as
     /// text (docs/catalog-releases.md: reports over several versions name what each could send).
     public func catalogVersions(fromMs: Int64, toMs: Int64) throws -> [String] {
-        // On the layer, the distinct envelopes of the range first, then their versions: not a
-        // join to `event_contexts` for every event, as the view would do.
-        let sql = source == .log ? "SELECT DISTINCT catalog_version FROM events WHERE event_time_ms >= ?1 AND event_time_ms < ?2 ORDER BY 1" : """
-            SELECT DISTINCT c.catalog_version FROM (
-              SELECT DISTINCT context_id FROM main.analytic_events WHERE event_time_ms >= ?1 AND event_time_ms < ?2) x
-            JOIN main.event_contexts c ON c.id = x.context_id ORDER BY 1
-            """
+        let sql = "SELECT DISTINCT catalog_version FROM events WHERE event_time_ms >= ?1 AND event_time_ms < ?2 ORDER BY 1"
         return try database.prepare(sql).query([.integer(fromMs), .integer(toMs)]) { $0.text(0) ?? "" }
     }
 }

@@ -3,89 +3,40 @@ import HandzQuery
 import HandzSQLite
 import HandzStore
 
-/// Runs the query builders' SQLite SQL on the embedded store and assembles the reports. The SQL
-/// is exactly what `handz-analytics sql … --dialect sqlite` prints, except for funnels, whose
-/// chains are walked in Swift from one read of their events (``funnel(_:)``), and, on the
-/// analytical layer, crash-free sessions (the `session_share` panels with a session key and the
-/// KPI `sessions_without_report`), whose per-session days come from one read of every event
-/// (``SessionDays``) instead of three sorts of them. The tests hold every one of these to the SQL.
+/// Runs the query builders' SQLite SQL on the embedded store's log and assembles the reports:
+/// the engine behind `--via sqlite`, and the one the tests hold the column engine
+/// (HandzColumnStore, the default) to. The SQL is exactly what `handz-analytics sql … --dialect
+/// sqlite` prints, except for funnels, whose chains are walked in Swift from one read of their
+/// events (``funnel(_:)``). The tests hold every one of these to the SQL.
 ///
 /// **Read-only** (issue 32 §9): the store is opened with SQLite's `SQLITE_OPEN_READONLY`
-/// (`SQLiteEventStore.openForReading(path:)`), nothing is migrated and nothing is folded; the
-/// file's bytes are the same after any number of queries. When the store is behind:
-/// - **an older schema** is refused (`StoreReadError.olderSchema`), naming the command that
-///   upgrades it (`handz-analytics layer --db FILE`; `serve` and `import` do too);
-/// - **a layer behind the log** (events stored but not yet folded, e.g. while `serve` is saturated)
-///   is read per ``LaggingLayer``: by default the queries read the log instead, so every answer
-///   counts every stored event (exact, slower: the log has no name index); the served dashboards,
-///   which fold before they draw, read the layer as it stands and print its lag.
+/// (`SQLiteEventStore.openForReading(path:)`), nothing is migrated and nothing is sealed; the
+/// file's bytes are the same after any number of queries. A store of an older schema is refused
+/// (`StoreReadError.olderSchema`), naming the command that upgrades it (`handz-analytics layer
+/// --db FILE`; `serve` and `import` do too).
 ///
-/// By default the queries read the store's analytical layer (issue 15, ``AnalyticalLayerSchema``)
-/// through a temporary `events` view with the log's columns, which puts the layer under the
-/// builders' SQL. ``Source/log`` reads the log's rows instead; the tests hold the two to the same
-/// numbers.
+/// It reads the log as stored (`main.events`), which is kept for writing: a query reads the whole
+/// table (the log's only indexes are the dedupe key and the installs', issue 33 §5), exactly and
+/// more slowly than the column store.
 public final class StoreAnalysis {
-    /// Which copy of the events the queries read.
-    public enum Source: Sendable {
-        /// The analytical layer (``LaggingLayer`` says what happens when it lags).
-        case analyticalLayer
-        /// The log (`main.events`), as stored.
-        case log
-    }
-
-    /// What a reader asked for the analytical layer does when the layer has not folded every
-    /// stored event: a read-only reader cannot fold them itself.
-    public enum LaggingLayer: Sendable {
-        /// Read the log instead: every stored event counted (the command line, the default).
-        case readLog
-        /// Read the layer as it stands; ``layerLag()`` says how many stored events it leaves out
-        /// (the served dashboards: they fold first, and print the lag when they could not).
-        case readLayer
-    }
-
     public let catalog: Catalog
-    /// The copy the queries read: the one asked for, or the log when the layer lagged at open
-    /// and ``LaggingLayer/readLog`` was asked.
-    public let source: Source
-    /// Stored events the layer had not folded when the store was opened (0 when the log was asked
-    /// for, or the layer as it stands: ``layerLag()`` reads it then).
-    public let layerLagAtOpen: Int64
     let database: SQLiteDatabase
-    let countsCache = EventCountsCache()
 
     /// Opens the store at `path` read-only (see the type's documentation); throws
     /// `StoreReadError` for a file of an older schema or no store at all, `SQLiteError` for a
     /// missing or unreadable one.
-    public init(path: String, catalog: Catalog, source: Source = .analyticalLayer, whenLayerLags: LaggingLayer = .readLog) throws {
+    public init(path: String, catalog: Catalog) throws {
         self.catalog = catalog
-        let database = try SQLiteEventStore.openForReading(path: path)
-        // The lag decides only for `readLog`; `readLayer` readers ask ``layerLag()`` when they need it.
-        let lag = source == .analyticalLayer && whenLayerLags == .readLog ? try AnalyticalLayer.lag(database) : 0
-        let reads: Source = lag > 0 && whenLayerLags == .readLog ? .log : source
-        if reads == .analyticalLayer { try SQLiteEventStore.addLayerViews(database) }
-        self.database = database
-        self.source = reads
-        self.layerLagAtOpen = lag
+        database = try SQLiteEventStore.openForReading(path: path)
     }
 
-    /// One funnel run: the funnel's events read once (a table scan or the name index, see
-    /// ``planned(_:events:)``) and their chains walked by ``FunnelEvaluator`` — the numbers of
-    /// the funnel SQL (``funnelBySQL(_:)``) without its one sort per step. A success on any event
-    /// (F1's) is read per install instead, where it can count (``addSuccessEvents(_:into:)``).
+    /// One funnel run: the funnel's events read once and their chains walked by
+    /// ``FunnelEvaluator`` — the numbers of the funnel SQL (``funnelBySQL(_:)``) without its one
+    /// sort per step.
     public func funnel(_ query: FunnelQuery) throws -> FunnelReport {
-        let builder = FunnelSQLBuilder(catalog: catalog, dialect: .sqlite)
-        guard let successFilter = try successReadByInstall(query, builder) else {
-            var evaluator = FunnelEvaluator(query: query)
-            try walk(try builder.eventsSQL(query), query, into: &evaluator)
-            return evaluator.report()
-        }
-        // One snapshot for both reads (WAL): the layer and the log as of the same commit.
-        return try database.transaction("DEFERRED") {
-            var evaluator = FunnelEvaluator(query: query)
-            try walk(try builder.eventsSQL(query, successOnAnyEvent: false), query, into: &evaluator)
-            try addSuccessEvents(successFilter, into: &evaluator)
-            return evaluator.report()
-        }
+        var evaluator = FunnelEvaluator(query: query)
+        try walk(try FunnelSQLBuilder(catalog: catalog, dialect: .sqlite).eventsSQL(query), query, into: &evaluator)
+        return evaluator.report()
     }
 
     /// Reads the rows of `eventsSQL` into `evaluator`.
@@ -143,7 +94,6 @@ public final class StoreAnalysis {
 extension StoreAnalysis {
     /// One KPI run.
     public func kpi(_ query: KPIQuery) throws -> KPIReport {
-        if let report = try sessionsWithoutReportByReading(query) { return report }
         let sql = try planned(try KPISQLBuilder(catalog: catalog, dialect: .sqlite).sql(query), events: query.kpi.eventNames)
         let statement = try database.prepare(sql)
         switch KPIShape(query.kpi.measure) {

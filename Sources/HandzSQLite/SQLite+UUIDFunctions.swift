@@ -4,8 +4,9 @@ import SQLite3
 import CSQLite
 #endif
 
-/// Two SQL functions for the store's analytical layer (issue 15), which keeps UUIDs as 16 bytes
-/// instead of 36 characters of text:
+/// Two SQL functions every store connection registers, made for issue 15's analytical layer
+/// (which kept UUIDs as 16 bytes instead of 36 characters of text; migration 9 removed it) and
+/// kept for operators and tests reading or rebuilding a file of those schemas:
 ///
 /// - `uuid_blob(x)`: a canonical UUID text (either case) as its 16 bytes; anything else unchanged.
 /// - `uuid_text(x)`: 16 bytes as canonical lower-case UUID text; anything else unchanged.
@@ -51,7 +52,7 @@ extension SQLiteDatabase {
 /// Byte-level UUID text ⇄ 16 bytes, without Foundation.
 enum UUIDBytes {
     /// Writes the 16 bytes of a canonical UUID (8-4-4-4-12 hex digits, either case) into
-    /// `bytes`; false when `text` is not one. No allocation: the fold calls this three times per event.
+    /// `bytes`; false when `text` is not one. No allocation.
     static func parse(_ text: UnsafePointer<UInt8>, into bytes: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         var out = 0
         var index = 0
@@ -79,7 +80,7 @@ enum UUIDBytes {
     }
 
     /// Writes the canonical lower-case text of 16 bytes into `text` (36 UTF-8 code units). No
-    /// allocation: every row read through the layer's `events` view calls this up to three times.
+    /// allocation.
     static func format(_ bytes: UnsafeRawBufferPointer, into text: UnsafeMutableBufferPointer<UInt8>) {
         var out = 0
         for offset in 0..<16 {

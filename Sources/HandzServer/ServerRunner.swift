@@ -147,7 +147,6 @@ public enum ServerRunner {
             logger: logger
         )
         var services: [any Service] = [StoreService(store: store), CatalogReloadService(service: service, logger: logger)]
-        if let embedded = store as? SQLiteEventStore { services.append(AnalyticalLayerService(store: embedded)) }
         if let columns, options.columnSealIntervalSeconds > 0 {
             services.append(ColumnSealingService(columns: columns, interval: .seconds(options.columnSealIntervalSeconds), logger: logger))
         }

@@ -79,8 +79,8 @@ extension SQLiteEventStore {
                 let changesBefore = try LogChanges.current(database)
                 let installs = try database.prepare("SELECT DISTINCT install_id FROM events WHERE lower(user_id) = ?1")
                     .query([.text(userID)]) { $0.text(0) ?? "" }
-                // Every log row this step may change, for the analytical layer's refold in this
-                // same transaction: the installs' rows (by the install index) and the user's.
+                // Every log row this step may change, journaled for the column copy (LogRewrites):
+                // the installs' rows (by the install index) and the user's.
                 var touched = Set(try database.prepare("SELECT rowid FROM events WHERE lower(user_id) = ?1").query([.text(userID)]) { $0.int64(0) })
                 let installRows = try database.prepare("SELECT rowid FROM events WHERE install_id = ?1")
                 for install in installs { touched.formUnion(try installRows.query([.text(install)]) { $0.int64(0) }) }
@@ -125,10 +125,8 @@ extension SQLiteEventStore {
                     .query([.text(userID)], { $0.int64(0) }) { hours.insert(hour) }
                 try database.prepare("UPDATE events SET user_id = NULL WHERE lower(user_id) = ?1").run([.text(userID)])
                 result.events += database.changes
-                let touchedRows = touched.sorted()
-                try AnalyticalLayer.refold(database, logRowIDs: touchedRows)
                 // The column copy rewrites the chunks holding these rows (LogRewrites).
-                try LogRewrites.record(database, before: changesBefore, nowMs: nowMs, rowIDs: touchedRows)
+                try LogRewrites.record(database, before: changesBefore, nowMs: nowMs, rowIDs: touched.sorted())
                 result.hours = hours.sorted()
                 try database.prepare("""
                     UPDATE deletion_requests SET user_id = NULL, store_step = 'done', lake_hours = ?1, events_deidentified = ?2,

@@ -33,7 +33,7 @@ public enum StoreReadError: Error, Sendable, Equatable, CustomStringConvertible 
 extension SQLiteEventStore {
     /// A connection for analysis that cannot write: SQLite's `SQLITE_OPEN_READONLY` (a missing file
     /// is an error, never created), the analysis settings, and a schema check. Nothing is migrated
-    /// and nothing is folded: a file of an older schema is refused with
+    /// and nothing is sealed: a file of an older schema is refused with
     /// ``StoreReadError/olderSchema(found:current:)``; one of a newer schema is read (migrations
     /// only add, so the tables read here are as this release knows them).
     ///
@@ -51,14 +51,10 @@ extension SQLiteEventStore {
         return database
     }
 
-    /// ``openForReading(path:)`` whose unqualified `events` is the analytical layer (a temporary
-    /// view with the log's columns; `main.events` is the log). The layer as it stands: the caller
-    /// reads its lag (``AnalyticalLayer/lag(_:)``) and decides what a lagging layer means.
-    public static func openLayerForReading(path: String) throws -> SQLiteDatabase {
-        let database = try openForReading(path: path)
-        try addLayerViews(database)
-        return database
-    }
+    /// The settings of a connection that analyses (it sorts millions of rows): temporary b-trees
+    /// in memory, a 256 MiB page cache, the file mapped. Set before any temporary object is made,
+    /// since changing `temp_store` deletes them all.
+    public static let analysisSettings = "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA mmap_size = 1073741824"
 
     /// The applied schema version of an open store, nil when the file has no `schema_migrations`
     /// (one statement: preparing it fails when the table is missing).
@@ -70,12 +66,5 @@ extension SQLiteEventStore {
             return nil
         }
         return try statement.query { $0.int64(0) }.first
-    }
-
-    /// The layer's temporary views on a connection with the analysis settings already set.
-    public static func addLayerViews(_ database: SQLiteDatabase) throws {
-        try database.registerUUIDFunctions()
-        try database.execute(AnalyticalLayerSchema.eventsView)
-        try database.execute(AnalyticalLayerSchema.eventKeysView)
     }
 }

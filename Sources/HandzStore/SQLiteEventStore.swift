@@ -160,7 +160,6 @@ public final class SQLiteEventStore: @unchecked Sendable {
                 // The column copy drops the same rows from its chunks (LogRewrites).
                 try LogRewrites.purge(database, recordedBeforeMs: cutoffMs)
                 try LogRewrites.record(database, before: changesBefore, nowMs: nowMs, receivedBeforeMs: cutoffMs)
-                try AnalyticalLayer.deleteReceived(database, beforeMs: cutoffMs)
                 // First-seen times stay while their install has an app_open left (issue 32 §6).
                 try database.prepare(InstallFirstSeen.purgeSQL).run([.integer(cutoffMs)])
                 try database.prepare("DELETE FROM rejected_events WHERE received_time_ms < ?1").run([.integer(cutoffMs)])

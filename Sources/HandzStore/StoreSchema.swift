@@ -94,11 +94,10 @@ public enum StoreSchema {
         """),
         // Issue 14 §1: the deletion ledger. `user_id` is held only until the store step has run.
         Migration(version: 3, description: "deletion ledger", sql: DeletionLedgerSchema.sqliteTable),
-        // Issue 15: the analytical layer beside the log; the log's name index goes (see AnalyticalLayerSchema).
-        // The layer starts empty and is folded from the log by the next catch-up.
-        Migration(version: 4, description: "analytical layer", sql: AnalyticalLayerSchema.migrationSQL),
-        // Issue 15 §2: the layer's per-session rollup, filled from the layer's rows (see SessionRollup).
-        Migration(version: 5, description: "session rollup", sql: SessionRollup.migrationSQL),
+        // Issue 15: the analytical layer beside the log; the log's name index goes (removed by 9).
+        Migration(version: 4, description: "analytical layer", sql: RetiredMigrations.analyticalLayer),
+        // Issue 15 §2: the layer's per-session rollup (removed by 9; see RetiredMigrations).
+        Migration(version: 5, description: "session rollup", sql: RetiredMigrations.sessionRollup),
         // Issue 32 §6: each install's first-seen time, kept through retention and de-identification
         // (see InstallFirstSeen), filled from the log's app_opens as they stand.
         Migration(version: 6, description: "install first-seen times", sql: InstallFirstSeen.migrationSQL),
@@ -108,6 +107,9 @@ public enum StoreSchema {
         // Issue 33 §4: what each deletion or rewrite of the log touched, so the column copy
         // rewrites only those chunks (see LogRewrites).
         Migration(version: 8, description: "log rewrite journal", sql: LogRewrites.migrationSQL),
+        // Issue 33 §5: one engine for the embedded store. The analytical layer of migrations 4
+        // and 5 goes; the column store beside the file answers what it did (see RetiredMigrations).
+        Migration(version: 9, description: "analytical layer removed", sql: RetiredMigrations.removeAnalyticalLayer),
     ]
 
     public static var currentVersion: Int { migrations.last!.version }

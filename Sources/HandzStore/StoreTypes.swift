@@ -35,11 +35,6 @@ public struct StoreConfiguration: Sendable {
     /// them acknowledged; writes succeed again once `purge` or `forget-user` free pages or the
     /// quota is raised. The write-ahead log is not counted (it is truncated at checkpoints).
     public var maxDatabaseBytes: Int?
-    /// Rows of the analytical layer (issue 15) the writer folds at a time whenever its queue is
-    /// empty; 0 leaves the layer to explicit catch-ups (a served dashboard page, `import`, `handz-analytics layer`). Folding
-    /// in the writer's idle time, on its own connection, keeps the layer close behind without a
-    /// second writer competing for SQLite's write lock (BENCHMARKS.md, "The store split").
-    public var idleFoldRows = 1_000
 
     public init() {}
 }

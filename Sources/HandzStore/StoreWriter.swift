@@ -19,9 +19,6 @@ final class StoreWriter: @unchecked Sendable {
     private var closing = false
     private var stopped = false
     private var lastCommitFailed = false
-    /// Stored rows may still be missing from the analytical layer (set by every commit, cleared
-    /// by an idle fold that found nothing left).
-    private var layerBehind = true
     private var thread: Thread?
 
     private let insertEvent: SQLiteStatement
@@ -90,16 +87,7 @@ final class StoreWriter: @unchecked Sendable {
     private func run() {
         while true {
             condition.lock()
-            while queue.isEmpty && !closing {
-                if layerBehind && configuration.idleFoldRows > 0 {
-                    condition.unlock()
-                    let caughtUp = foldIdle()
-                    condition.lock()
-                    if caughtUp { layerBehind = false }
-                    continue
-                }
-                condition.wait()
-            }
+            while queue.isEmpty && !closing { condition.wait() }
             if queue.isEmpty && closing {
                 stopped = true
                 condition.broadcast()
@@ -114,7 +102,6 @@ final class StoreWriter: @unchecked Sendable {
                 rows += max(next.batch.rows.count + next.batch.rejected.count, 1)
             }
             queued -= rows
-            layerBehind = true
             condition.unlock()
             commit(taken)
         }
@@ -134,22 +121,6 @@ final class StoreWriter: @unchecked Sendable {
             setFailed(true)
             let reason = (error as? SQLiteError).map { $0.isTransient ? "busy or full" : "write error \($0.code)" } ?? "write error"
             for pending in taken { pending.continuation.resume(throwing: StoreError.unavailable(reason)) }
-        }
-    }
-
-    /// One fold of the analytical layer while no request waits; true when it has caught up (or
-    /// cannot fold now, so the writer does not spin; the next commit or query tries again). The
-    /// fold's commit is not fsynced: the layer is derived, and its watermark commits with its rows,
-    /// so a power loss can only leave it further behind, never wrong.
-    private func foldIdle() -> Bool {
-        do {
-            try database.execute("PRAGMA synchronous = NORMAL")
-            defer { try? database.execute("PRAGMA synchronous = \(configuration.synchronous == .full ? "FULL" : "NORMAL")") }
-            try database.transaction { _ = try AnalyticalLayer.foldBatch(database, maxRows: configuration.idleFoldRows) }
-            // One fold per idle turn, then done if nothing is left (no second, empty transaction).
-            return try AnalyticalLayer.lag(database) == 0
-        } catch {
-            return true
         }
     }
 

@@ -3,28 +3,36 @@ import HandzSQLite
 import HandzTestSupport
 import Testing
 
-/// `handz-analytics layer` and the analytical layer's crash safety (issue 15): a catch-up killed
-/// with SIGKILL inside a batch's transaction loses nothing and duplicates nothing.
+/// `handz-analytics layer` (issue 33): brings the store's column store up to date with its log —
+/// nothing to do after `import`, everything again with `--rebuild`, and from nothing after an
+/// edit of the log outside its deletion journal. Its crash safety is `SealCrashTests`'.
 @Suite struct LayerCommandTests {
-    @Test("kill -9 during catch-up: the committed batches stay, the killed one is rolled back, the next catch-up folds the rest once")
-    func killDuringCatchUp() throws {
+    func layer(_ arguments: [String]) throws -> [String: Any] {
+        let run = try CommandRunner.run(["layer"] + arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    }
+
+    @Test("layer after import seals nothing; --rebuild seals every event again; an edit of the log by hand makes it start over")
+    func sealsWhatTheLogHolds() throws {
         let files = try SimulatedFiles("handz-layer-cli")
         defer { files.remove() }
         let imported = try CommandRunner.run(["import", "--db", files.db, files.events])
         #expect(imported.status == 0, "\(imported.stderr)")
-        let killed = try CommandRunner.run(["layer", "--db", files.db, "--rebuild", "--batch-rows", "500", "--fault-kill-in-batch", "3"])
-        #expect(killed.status == SIGKILL, "the process was to die inside batch 3")
-        let database = try SQLiteDatabase(path: files.db, readOnly: true)
-        let stored = try #require(try database.scalar("SELECT COUNT(*) FROM events"))
-        #expect(stored > 1_500)
-        // Batches 1 and 2 committed; batch 3's rows and watermark rolled back together.
-        #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events") == 1_000)
-        #expect(try database.scalar("SELECT value FROM analytic_state WHERE key = 'folded_through_rowid'") == 1_000)
+        let database = try SQLiteDatabase(path: files.db)
+        let stored = Int(try #require(try database.scalar("SELECT COUNT(*) FROM events")))
 
-        let resumed = try CommandRunner.run(["layer", "--db", files.db, "--batch-rows", "500"])
-        #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(resumed.stdout.contains("\"folded\":\(stored - 1_000),\"lag_rows\":0"), "\(resumed.stdout)")
-        #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events") == stored)
-        #expect(try database.scalar("SELECT COUNT(*) FROM analytic_events a JOIN events e ON e.event_id = a.event_id") == stored)
+        let current = try layer(["--db", files.db])
+        #expect(current["sealed_rows"] as? Int == 0 && current["started_over"] as? Bool == false && current["rewritten_chunks"] as? Int == 0)
+        let rebuilt = try layer(["--db", files.db, "--rebuild"])
+        #expect(rebuilt["sealed_rows"] as? Int == stored)
+
+        try database.execute("DELETE FROM events WHERE rowid IN (SELECT rowid FROM events ORDER BY rowid LIMIT 10)")
+        let resealed = try layer(["--db", files.db])
+        #expect(resealed["started_over"] as? Bool == true)
+        #expect(resealed["sealed_rows"] as? Int == stored - 10)
+        // Every analysis command reads the column store again.
+        let kpi = try CommandRunner.run(["kpi", "crash_free_sessions", "--db", files.db, "--via", "columns", "--from", "2026-03-01", "--to", "2026-04-01"])
+        #expect(kpi.status == 0, "\(kpi.stderr)")
     }
 }

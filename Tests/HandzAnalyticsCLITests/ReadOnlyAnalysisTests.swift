@@ -5,7 +5,7 @@ import HandzTestSupport
 import Testing
 
 /// Issue 32 §9: `funnel`, `kpi` and `dashboard render` open the store read-only and never write
-/// it — not on a caught-up store, not on one whose layer is behind the log (they read the log and
+/// it — not on a sealed store, not on one whose column store is behind the log (they read the log and
 /// say so, with the same numbers), not on one of an older schema (refused, naming the command
 /// that upgrades it).
 @Suite(.serialized) struct ReadOnlyAnalysisTests {
@@ -35,7 +35,7 @@ import Testing
          try CommandRunner.run(["dashboard", "render", "--db", db, "--out", out.path], timeout: 300)]
     }
 
-    @Test("funnel, kpi and dashboard render leave a caught-up store, a store whose layer lags and one of an older schema byte for byte as they were")
+    @Test("funnel, kpi and dashboard render leave a sealed store, a store whose column copy is behind and one of an older schema byte for byte as they were")
     func analysisNeverWrites() throws {
         let files = try SimulatedFiles("handz-read-only")
         defer { files.remove() }
@@ -44,34 +44,37 @@ import Testing
         // As a stopped server leaves it: the write-ahead log checkpointed into the file (copied below).
         do { try SQLiteDatabase(path: files.db).execute("PRAGMA wal_checkpoint(TRUNCATE)") }
 
-        // Caught up (import folds what it stored): the numbers every other store must give.
+        // Sealed (import seals what it stored): the numbers every other store must give.
         let caughtUp = try FileState(files.db)
         let reference = try analyse(files.db, out: files.directory.appendingPathComponent("report-caught-up"))
         for result in reference { #expect(result.status == 0, "\(result.stderr)") }
-        #expect(reference.allSatisfy { !$0.stderr.contains("behind the log") })
+        #expect(reference.allSatisfy { !$0.stderr.contains("this answer reads the log") })
         #expect(caughtUp.unchanged(by: try FileState(files.db)))
 
-        // The layer behind the log: its last 50 events unfolded, as a saturated server leaves it.
+        // The column copy behind the log: its last 50 events stored again after the seal (the
+        // same events under new rowids), as a running server leaves it between seals.
         let lagging = files.directory.appendingPathComponent("lagging.sqlite").path
         try FileManager.default.copyItem(atPath: files.db, toPath: lagging)
+        try FileManager.default.copyItem(atPath: files.db + ".columns", toPath: lagging + ".columns")
         do {
             let database = try SQLiteDatabase(path: lagging)
             try database.execute("""
-                DELETE FROM analytic_events WHERE event_id IN (SELECT event_id FROM main.events ORDER BY rowid DESC LIMIT 50);
-                UPDATE analytic_state SET value = value - 50 WHERE key = 'folded_through_rowid';
+                CREATE TEMP TABLE tail AS SELECT * FROM main.events ORDER BY rowid DESC LIMIT 50;
+                DELETE FROM main.events WHERE rowid IN (SELECT rowid FROM main.events ORDER BY rowid DESC LIMIT 50);
+                INSERT INTO main.events SELECT * FROM tail;
                 """)
         }
         let laggingBefore = try FileState(lagging)
         let fromLagging = try analyse(lagging, out: files.directory.appendingPathComponent("report-lagging"))
         for result in fromLagging {
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.contains("the analytical layer is 50 stored events behind the log; this answer reads the log"), "\(result.stderr)")
+            #expect(result.stderr.contains("has events its column store does not hold yet; this answer reads the log"), "\(result.stderr)")
         }
         #expect(fromLagging[0].stdout == reference[0].stdout, "the funnel counts every stored event")
         #expect(fromLagging[1].stdout == reference[1].stdout, "the KPIs count every stored event")
-        #expect(laggingBefore.unchanged(by: try FileState(lagging)), "nothing folded")
+        #expect(laggingBefore.unchanged(by: try FileState(lagging)), "nothing sealed")
 
-        // An older schema: a file as version 3 of the store wrote it (before the layer), holding
+        // An older schema: a file as version 3 of the store wrote it, holding
         // the same events. Refused, unchanged, and the refusal names the command that upgrades it.
         let older = files.directory.appendingPathComponent("older.sqlite").path
         do {

@@ -5,8 +5,8 @@ import HandzQuery
 import HandzTestSupport
 import Testing
 
-/// The column engine gives the numbers of the SQLite path (the walk on the analytical layer and
-/// the builders' SQL on the log), funnel by funnel, on the simulated store (issue 33, "Proof").
+/// The column engine gives the numbers of the SQLite path (the walk and the builders' SQL on the
+/// log), funnel by funnel, on the simulated store (issue 33, "Proof").
 @Suite struct ColumnFunnelAgreementTests {
     let data = SimulatedStore.shared
     let catalog = RepositoryCatalog.catalog
@@ -32,17 +32,16 @@ import Testing
         return queries
     }
 
-    @Test("every catalog funnel (F2 across people, F4 keyed) and ad-hoc funnels, with breakdowns: the column engine agrees with the walk on the layer and the SQL on the log")
+    @Test("every catalog funnel (F2 across people, F4 keyed) and ad-hoc funnels, with breakdowns: the column engine agrees with the SQLite walk and the SQL on the log")
     func funnelsAgree() throws {
         let store = try ColumnStore(directory: data.columnsDirectory)
         let engine = ColumnFunnel(store: store, catalog: catalog)
-        let layer = try StoreAnalysis(path: data.path, catalog: catalog)
-        let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
+        let log = try StoreAnalysis(path: data.path, catalog: catalog)
         let queries = try queries()
         #expect(["F0", "F1", "F2", "F3", "F4"].allSatisfy { id in queries.contains { $0.funnel.id == id } })
         for query in queries {
             let columns = try engine.run(query)
-            #expect(columns == (try layer.funnel(query)), "\(query.funnel.id) \(query.breakdown ?? "-"): the walk on the layer")
+            #expect(columns == (try log.funnel(query)), "\(query.funnel.id) \(query.breakdown ?? "-"): the walk on the log")
             #expect(columns == (try log.funnelBySQL(query)), "\(query.funnel.id) \(query.breakdown ?? "-"): the SQL on the log")
             #expect((columns.steps.first?.actors ?? 0) > 0, "\(query.funnel.id): the dataset reaches its entry")
         }
@@ -51,7 +50,7 @@ import Testing
     @Test("every catalog funnel per user (installs resolved to their user_id): the column engine agrees with the SQL on the log")
     func perUser() throws {
         let engine = ColumnFunnel(store: try ColumnStore(directory: data.columnsDirectory), catalog: catalog)
-        let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
+        let log = try StoreAnalysis(path: data.path, catalog: catalog)
         for funnel in catalog.funnels {
             let query = FunnelQuery(funnel: funnel, fromMs: SimulatedStore.fromMs, toMs: data.toMs, actor: .user)
             let columns = try engine.run(query)

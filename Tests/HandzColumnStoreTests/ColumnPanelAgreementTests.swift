@@ -9,7 +9,7 @@ import HandzTestSupport
 import Testing
 
 /// Every panel of the six CH33 §7 dashboards and every KPI the column engine answers gives the
-/// numbers of the SQLite path — the builders' SQL on the log and on the analytical layer — on
+/// numbers of the SQLite path — the builders' SQL on the log — on
 /// the simulated store (issue 33 §2, "Proof").
 @Suite struct ColumnPanelAgreementTests {
     let data = SimulatedStore.shared
@@ -21,12 +21,11 @@ import Testing
                      firstSeen: try InstallFirstSeenTimes(database: try SQLiteDatabase(path: store.path, readOnly: true)))
     }
 
-    @Test("every panel of the six dashboards, plain, broken down and per user, sharing decoded columns as a render does: the column engine agrees with the SQL on the log and on the layer")
+    @Test("every panel of the six dashboards, plain, broken down and per user, sharing decoded columns as a render does: the column engine agrees with the SQL on the log")
     func panelsAgree() throws {
         let cache = ColumnCache()
         let engine = try engine(data, cache: cache)
-        let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
-        let layer = try StoreAnalysis(path: data.path, catalog: catalog)
+        let log = try StoreAnalysis(path: data.path, catalog: catalog)
         #expect(dashboards.count == 6)
         var answered = 0, left = 0
         // The last two weeks, and the whole range with a breakdown (funnels and daily series).
@@ -39,7 +38,6 @@ import Testing
                         guard let columns = try engine.answer(query) else { left += 1; continue }
                         answered += 1
                         #expect(columns == (try log.run(query)), "\(dashboard.id)/\(panel.id)/\(source.label): the SQL on the log")
-                        #expect(columns == (try layer.run(query)), "\(dashboard.id)/\(panel.id)/\(source.label): the layer")
                     }
                 }
             }
@@ -52,7 +50,7 @@ import Testing
     @Test("every KPI over four ranges, per install and per user: the column engine agrees with the SQL on the log")
     func kpisAgree() throws {
         let engine = try engine(data)
-        let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
+        let log = try StoreAnalysis(path: data.path, catalog: catalog)
         var nonzero = 0
         for (fromMs, toMs) in [(SimulatedStore.fromMs, data.toMs), (SimulatedStore.fromMs + 3 * 86_400_000, data.toMs - 2 * 86_400_000),
                                (SimulatedStore.fromMs + 86_400_000, SimulatedStore.fromMs + 9 * 86_400_000),
@@ -121,7 +119,7 @@ import Testing
         let data = Self.edited
         let engine = ColumnPanels(store: try ColumnStore(directory: data.columnsDirectory), catalog: catalog,
                                   firstSeen: try InstallFirstSeenTimes(database: try SQLiteDatabase(path: data.path, readOnly: true)))
-        let log = try StoreAnalysis(path: data.path, catalog: catalog, source: .log)
+        let log = try StoreAnalysis(path: data.path, catalog: catalog)
         for kpi in catalog.kpis {
             for actor in [ActorKind.install, .user] {
                 let query = KPIQuery(kpi: kpi, fromMs: SimulatedStore.fromMs, toMs: data.toMs, actor: actor)

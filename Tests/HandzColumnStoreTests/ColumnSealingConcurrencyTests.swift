@@ -43,7 +43,7 @@ import Testing
         let outcome = try sealer.seal(database, into: try ColumnStoreWriter(directory: data.columnsDirectory)) { _ in
             guard !deleted else { return }
             deleted = true
-            try? deleter.execute("DELETE FROM events WHERE install_id = '\(forgotten)'")
+            do { try deleter.execute("DELETE FROM events WHERE install_id = '\(forgotten)'") } catch { Issue.record("the deletion failed: \(error)") }
         }
         #expect(deleted)
         #expect(outcome.abandoned)
@@ -80,7 +80,7 @@ import Testing
         #expect(parts.values.contains { $0 > 1 }, "the open days keep several parts")
         // The numbers: every KPI and funnel per install on the parted store equal the SQL's.
         try database.execute("DETACH source")
-        let log = try StoreAnalysis(path: later, catalog: RepositoryCatalog.catalog, source: .log)
+        let log = try StoreAnalysis(path: later, catalog: RepositoryCatalog.catalog)
         let engine = ColumnPanels(store: try ColumnStore(directory: directory), catalog: RepositoryCatalog.catalog, firstSeen: InstallFirstSeenTimes())
         #expect(try ColumnStore(directory: directory).rowCount == Int(total))
         let (from, to) = (SimulatedStore.fromMs, SimulatedStore.fromMs + 2 * 86_400_000)

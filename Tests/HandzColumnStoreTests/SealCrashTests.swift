@@ -82,7 +82,7 @@ import Testing
 
     /// F0 and F1 on `store` equal the SQL builders' on the log.
     static func expectFunnelsAgree(_ store: ColumnStore, _ data: SimulatedStore, _ step: String) throws {
-        let log = try StoreAnalysis(path: data.path, catalog: RepositoryCatalog.catalog, source: .log)
+        let log = try StoreAnalysis(path: data.path, catalog: RepositoryCatalog.catalog)
         for funnel in RepositoryCatalog.catalog.funnels where ["F0", "F1"].contains(funnel.id) {
             let query = FunnelQuery(funnel: funnel, fromMs: SimulatedStore.fromMs, toMs: data.toMs)
             #expect(try ColumnFunnel(store: store, catalog: RepositoryCatalog.catalog).run(query) == (try log.funnelBySQL(query)), "\(step): \(funnel.id)")

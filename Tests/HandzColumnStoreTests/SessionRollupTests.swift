@@ -22,7 +22,7 @@ import Testing
                                   firstSeen: try InstallFirstSeenTimes(database: try SQLiteDatabase(path: path, readOnly: true)))
         var columns: KPIReport?
         if case .kpi(let report)? = try engine.answer(.kpi(query)) { columns = report }
-        return (columns, try StoreAnalysis(path: path, catalog: catalog, source: .log).kpi(query))
+        return (columns, try StoreAnalysis(path: path, catalog: catalog).kpi(query))
     }
 
     /// The rollup chunks' rows, and whether a chunk lists an (install, session) twice.

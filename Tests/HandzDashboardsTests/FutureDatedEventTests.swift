@@ -43,7 +43,6 @@ import Testing
         let before = try #require(try data.analysis().eventTimeRange())
         let path = try storeWithFarFutureEvent(directory)
         let store = try StoreAnalysis(path: path, catalog: RepositoryCatalog.catalog)
-        #expect(store.source == .analyticalLayer)
         #expect(try store.eventTimeRange()! == before, "the anchor of the presets did not move")
         let dataEnd = before.last - before.last % Self.day + Self.day
         #expect(dataEnd < nowMs, "the real data ended before today")
@@ -61,7 +60,7 @@ import Testing
         let f0 = try #require(RepositoryCatalog.catalog.funnels.first { $0.id == "F0" })
         let dayOf2099 = Self.farFutureMs - Self.farFutureMs % Self.day
         #expect(try store.funnel(FunnelQuery(funnel: f0, fromMs: dayOf2099, toMs: dayOf2099 + Self.day)).steps.first?.actors == 1)
-        let log = try StoreAnalysis(path: path, catalog: RepositoryCatalog.catalog, source: .log)
+        let log = try StoreAnalysis(path: path, catalog: RepositoryCatalog.catalog)
         #expect(try log.eventTimeRange()! == before, "the log reads the same anchor")
     }
 

@@ -66,20 +66,3 @@ import Testing
         }
     }
 }
-
-/// The lag a served page reports (and that keeps it out of the cache) is the log's, read on a
-/// query connection whose unqualified `events` is the layer's view.
-@Suite struct ServedLagTests {
-    @Test("a query connection reports the log rows the layer has not folded, and none once folded")
-    func lagOnAQueryConnection() throws {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("handz-lag-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: copy) }
-        // The shared store, imported (`import` leaves the layer caught up).
-        _ = try SimulatedDashboards.shared.analysis()
-        // A consistent copy, whatever the shared store's WAL holds.
-        try SQLiteDatabase(path: SimulatedDashboards.shared.path, readOnly: true).execute("VACUUM INTO '\(copy)'")
-        #expect(try StoreAnalysis(path: copy, catalog: RepositoryCatalog.catalog, whenLayerLags: .readLayer).layerLag() == 0)
-        try SQLiteDatabase(path: copy).execute("UPDATE analytic_state SET value = value - 5 WHERE key = 'folded_through_rowid'")
-        #expect(try StoreAnalysis(path: copy, catalog: RepositoryCatalog.catalog, whenLayerLags: .readLayer).layerLag() == 5)
-    }
-}

@@ -20,7 +20,7 @@ import Testing
         defer { store.remove() }
         // The layer: chain walk and SQL (FixtureStore.funnel holds the two together).
         #expect(try store.funnel(query) == expected, "layer", sourceLocation: sourceLocation)
-        let log = try StoreAnalysis(path: store.path, catalog: Self.catalog, source: .log)
+        let log = try StoreAnalysis(path: store.path, catalog: Self.catalog)
         #expect(FunnelKey.table(try log.funnel(query)) == expected, "log, chain walk", sourceLocation: sourceLocation)
         #expect(FunnelKey.table(try log.funnelBySQL(query)) == expected, "log, SQL", sourceLocation: sourceLocation)
         #expect(ReferenceFunnel.run(events, query) == expected, "reference", sourceLocation: sourceLocation)

@@ -29,7 +29,7 @@ import Testing
             return [numerator, denominator]
         }
         let layer = pair(try store.kpi(query))
-        let log = pair(try StoreAnalysis(path: store.path, catalog: RepositoryCatalog.catalog, source: .log).kpi(query))
+        let log = pair(try StoreAnalysis(path: store.path, catalog: RepositoryCatalog.catalog).kpi(query))
         let sql = try KPISQLBuilder(catalog: RepositoryCatalog.catalog, dialect: .sqlite).sql(query)
         let printed = try SQLiteDatabase(path: store.path, readOnly: true).prepare(sql).query { [$0.int64(0), $0.int64(1)] }.first ?? []
         #expect(log == layer, "log and layer", sourceLocation: sourceLocation)

@@ -128,7 +128,7 @@ import Testing
         let store = try FixtureStore(events)
         defer { store.remove() }
         let layer = try store.analysis()
-        let log = try StoreAnalysis(path: store.path, catalog: RepositoryCatalog.catalog, source: .log)
+        let log = try StoreAnalysis(path: store.path, catalog: RepositoryCatalog.catalog)
         for rollingDays: Int64 in [2, 3, 7] {
             let query = EventQuery(kind: .sessionShare, match: EventMatch(events: ["crash_reported"]), rollingDays: rollingDays, sessionKey: "crashed_session_id")
             let (from, to) = (Self.base + Self.day, Self.base + 10 * Self.day)

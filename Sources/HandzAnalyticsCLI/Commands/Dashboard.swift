@@ -37,7 +37,7 @@ struct DashboardOptions: ParsableArguments {
 }
 
 /// `handz-analytics dashboard render --db PATH --out DIR [--from DATE --to DATE]`. Reads the store
-/// read-only (``openForAnalysis(_:catalog:read:)``).
+/// read-only (``openForAnalysis(_:catalog:)``).
 struct DashboardRender: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
@@ -64,9 +64,6 @@ struct DashboardRender: ParsableCommand {
     @Option(help: "Read-only connections querying in parallel.")
     var workers = 2
 
-    @Option(help: .hidden)
-    var read: ReadSource = .auto
-
     @Option(help: "auto: the column engine for every panel it answers when the store's column copy is current, SQLite for the others; columns: insist on a current copy; sqlite: never. Same numbers.")
     var via: AnalysisEngine = .auto
 
@@ -79,10 +76,10 @@ struct DashboardRender: ParsableCommand {
     func run() throws {
         let started = Date()
         let (catalog, dashboards) = try options.load()
-        let store = try openForAnalysis(db, catalog: catalog, read: read)
+        let store = try openForAnalysis(db, catalog: catalog)
         let columns = try via.panels(db: db, catalog: catalog)
         // The days of the events not dated after their receipt (a wrong clock moves no range).
-        let stored = try store.eventTimeRange()
+        let stored = try columns?.store.eventTimeRange(toleranceMs: StoreAnalysis.futureToleranceMs) ?? store.eventTimeRange()
         let day = EventQuery.dayMs
         let fromMs = from.flatMap(TimestampFormat.milliseconds) ?? stored.map { $0.first - $0.first % day } ?? RangeOptions.defaultFromMs
         let toMs = to.flatMap(TimestampFormat.milliseconds) ?? stored.map { $0.last - $0.last % day + day } ?? fromMs + day
@@ -94,9 +91,8 @@ struct DashboardRender: ParsableCommand {
         let total = dashboards.reduce(0) { $0 + $1.panels.count }
         let done = Locked(0)
         var data = try usage {
-            // Every connection reads what the first one chose (the log when the layer lagged).
-            try DashboardRunner.run(dashboards, path: db, catalog: catalog, fromMs: fromMs, toMs: toMs, workers: workers, source: store.source,
-                                    whenLayerLags: read.whenLayerLags, engine: columns) { dashboard, panel, seconds in
+            try DashboardRunner.run(dashboards, path: db, catalog: catalog, fromMs: fromMs, toMs: toMs, workers: workers,
+                                    engine: columns) { dashboard, panel, seconds in
                 if printTimings { FileHandle.standardError.write(Data(String(format: "%7.3f s  %@/%@\n", seconds, dashboard.id, panel.id).utf8)) }
                 let finished = done.withLock { count in count += 1; return count }
                 progress.update("rendering: \(finished)/\(total) panels, \(String(format: "%.0f", Date().timeIntervalSince(started))) s")
@@ -105,7 +101,7 @@ struct DashboardRender: ParsableCommand {
         progress.finish()
         // Funnel panels over several catalog versions say what some could not send
         // (docs/catalog-releases.md, "Analysis across versions").
-        // From the column store's per-chunk rollup when it answers (a scan of the layer otherwise).
+        // From the column store's per-chunk rollup when it answers (a scan of the log otherwise).
         let versions = try columns?.store.catalogVersions(fromMs: fromMs, toMs: toMs) ?? store.catalogVersions(fromMs: fromMs, toMs: toMs)
         let availability = try options.catalogOptions.availability(current: catalog, dataVersions: versions)
         for dashboard in data.indices {

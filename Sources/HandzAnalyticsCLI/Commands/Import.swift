@@ -49,10 +49,7 @@ struct Import: AsyncParsableCommand {
         }
         progress.finish()
         await store.close()
-        // The writer folds only while idle; the rest is folded here, so the analysis that follows
-        // (read-only: it never folds) reads the layer, not the slower log (issue 32 §9).
-        try store.catchUpAnalyticalLayerNow()
-        // And sealed into the column store the analysis commands read first (issue 33).
+        // Sealed into the column store the analysis commands read (issue 33).
         try ColumnSealing.seal(db: db)
         var json = JSONText()
         json.beginObject()

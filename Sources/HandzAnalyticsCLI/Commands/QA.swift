@@ -93,8 +93,8 @@ extension QAReport.Format: ExpressibleByArgument {}
 
 /// Reads the embedded store for `qa`: accepted events in full (ids, times, the properties the
 /// rules read) and the quarantine's names and codes (it keeps no identifiers or values). Events
-/// come from the column store when it is current (issue 33 §2), else from the analytical layer
-/// (issue 15 §3), caught up first; the quarantine from the log.
+/// come from the column store when it is current (issue 33 §2), else from the log, read-only;
+/// the quarantine from the log.
 enum QAStoreReader {
     static func read(path: String, via engine: AnalysisEngine = .auto, into log: inout QAEventLog) throws {
         if engine != .sqlite, let store = try ColumnSealing.currentStore(db: path) {
@@ -108,7 +108,7 @@ enum QAStoreReader {
             return
         }
         if engine == .columns { throw CleanFailure("the column store of \(path) is not current: `handz-analytics layer --db \(path)` seals it") }
-        let database = try SQLiteEventStore.openForQueries(path: path)
+        let database = try SQLiteEventStore.openForReading(path: path)
         // One read transaction: events and quarantine from the same snapshot while `serve` writes.
         try database.transaction("DEFERRED") {
             try read(database, into: &log)

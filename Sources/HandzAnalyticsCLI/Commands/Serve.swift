@@ -34,9 +34,6 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Durability: full (fsync every commit; survives power loss) or normal (survives a process crash).")
     var synchronous: String = "full"
 
-    @Option(help: "Embedded store: stored events the writer folds into the analytical layer at a time while no request waits (0: only catch-ups fold: a dashboard page, `layer`).")
-    var layerFoldRows = StoreConfiguration().idleFoldRows
-
     @Option(help: "Embedded store: seconds between background seals of the column store (0: seal only before a dashboard page is drawn).")
     var columnSealInterval = 10
 
@@ -118,7 +115,6 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         guard StoreConfiguration.Synchronous(rawValue: synchronous) != nil else { throw ValidationError("--synchronous must be full or normal") }
         guard columnSealInterval >= 0 else { throw ValidationError("--column-seal-interval must be at least 0") }
-        guard layerFoldRows >= 0 else { throw ValidationError("--layer-fold-rows must be at least 0") }
         try checkPostgresURL(store)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
@@ -161,7 +157,6 @@ struct Serve: AsyncParsableCommand {
         options.dashboardsDirectory = dashboards
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
-        options.store.idleFoldRows = layerFoldRows
         options.columnSealIntervalSeconds = columnSealInterval
         options.store.maxDatabaseBytes = maxDbBytes
         options.limits.maxBodyBytes = maxBodyBytes

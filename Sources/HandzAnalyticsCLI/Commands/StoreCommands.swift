@@ -54,55 +54,35 @@ struct Stats: ParsableCommand {
     }
 }
 
-/// `handz-analytics layer`: brings the embedded store's analytical layer up to date with its log
-/// (issue 15), or rebuilds it from the log, and reports the lag; it migrates an older file first.
-/// Analysis never does this (it opens the store read-only and reads the log while the layer lags);
-/// this is for operators (after a restore, to upgrade a file analysis refuses as older, or to
-/// check how far `serve` is behind).
+/// `handz-analytics layer`: upgrades the embedded store in place if it is older (issue 33 §5:
+/// a store of schema 5 loses its analytical layer), then brings its column store up to date with
+/// the log: the rows past the watermark sealed, the log's journaled deletions applied to the
+/// chunks they touch, or, with `--rebuild`, everything sealed again from nothing. Analysis never
+/// does this (it opens the store read-only); this is for operators (after a restore, to upgrade a
+/// file analysis refuses as older, or to seal what `serve` has not yet).
 struct LayerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "layer",
-        abstract: "Fold new stored events into the analytical layer (or rebuild it from the log) and print the lag.")
+        abstract: "Upgrade the store if it is older and bring its column store up to date with the log (or rebuild it).")
 
     @OptionGroup var store: StoreOptions
 
-    @Flag(help: "Empty the layer first and fold every stored event again.")
+    @Flag(help: "Seal every stored event again from nothing.")
     var rebuild = false
 
-    @Option(help: "Stored events folded per transaction.")
-    var batchRows = AnalyticalLayer.defaultBatchRows
-
-    /// Fault injection for the tests: SIGKILL inside the Nth batch's transaction, before it commits.
-    @Option(help: .hidden)
-    var faultKillInBatch: Int?
-
-    func validate() throws {
-        guard batchRows > 0 else { throw ValidationError("--batch-rows must be positive") }
-    }
-
     func run() throws {
-        // The folds are this command's own, counted in its output: no idle folding by the writer.
-        var configuration = StoreConfiguration()
-        configuration.idleFoldRows = 0
-        let opened = try store.open(configuration: configuration)
-        defer { opened.closeNow() }
         let start = ContinuousClock.now
-        if rebuild { try opened.emptyAnalyticalLayerNow() }
-        let kill = faultKillInBatch
-        let status = try opened.catchUpAnalyticalLayerNow(batchRows: batchRows, beforeCommit: { batch in
-            if let kill, batch >= kill { Foundation.kill(getpid(), SIGKILL) }
-        })
-        // The column store follows the log too: sealed from where it stopped, or from the start
-        // with --rebuild (or after rows of the log changed).
-        if rebuild { try? FileManager.default.removeItem(atPath: ColumnStore.directory(forDatabase: store.db)) }
+        // Opening the store migrates an older file; nothing else is written to the log here.
+        try store.open(configuration: StoreConfiguration()).closeNow()
+        if rebuild { ColumnStoreCopy.discard(forDatabase: store.db) }
         let sealed = try ColumnSealing.seal(db: store.db)
         let elapsed = ContinuousClock.now - start
         var json = JSONText()
         json.beginObject()
-        json.field("folded", status.folded)
-        json.field("lag_rows", Int(status.lagRows))
         json.field("milliseconds", Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
         json.field("sealed_rows", sealed.sealedRows)
+        json.field("rewritten_chunks", sealed.rewrittenChunks)
+        json.field("started_over", sealed.startedOver)
         json.endObject()
         print(json.text)
     }

@@ -80,41 +80,18 @@ struct AnalysisStoreOptions: ParsableArguments {
     @Option(help: "table, json or csv.")
     var format: OutputFormat = .table
 
-    @Option(help: .hidden)
-    var read: ReadSource = .auto
-
     /// The store, read-only; a missing file is a usage error (never created by analysis).
     func open(_ catalog: Catalog) throws -> StoreAnalysis {
-        try openForAnalysis(db, catalog: catalog, read: read)
+        try openForAnalysis(db, catalog: catalog)
     }
 }
 
-/// Opens `--db` for `funnel`, `kpi` and `dashboard render`: read-only, never migrated, never
-/// folded (``StoreAnalysis``; HandzStore documentation, "The analytical layer", "Analysis is
-/// read-only"). A store of an older schema fails with `StoreReadError`, which names the command
-/// that upgrades it. When the layer has not folded every stored event, the answers read the log
-/// (every event counted) and standard error says so, with the command that folds them.
-func openForAnalysis(_ db: String, catalog: Catalog, read: ReadSource) throws -> StoreAnalysis {
+/// Opens `--db` for `funnel`, `kpi` and `dashboard render` on SQLite (`--via sqlite`, or when
+/// the column store is not current): read-only, never migrated, never sealed (``StoreAnalysis``).
+/// A store of an older schema fails with `StoreReadError`, which names the command that upgrades it.
+func openForAnalysis(_ db: String, catalog: Catalog) throws -> StoreAnalysis {
     try requireExistingDatabase(db)
-    let analysis = try StoreAnalysis(path: db, catalog: catalog, source: read.source, whenLayerLags: read.whenLayerLags)
-    if analysis.source != read.source {
-        FileHandle.standardError.write(Data(("note: the analytical layer is \(analysis.layerLagAtOpen) stored events behind the log; this answer reads the log "
-            + "(every event counted, slower). `handz-analytics layer --db \(db)` folds them.\n").utf8))
-    } else if read == .layer, case let lag = try analysis.layerLag(), lag > 0 {
-        FileHandle.standardError.write(Data("note: --read layer: this answer leaves out the \(lag) stored events the layer has not folded.\n".utf8))
-    }
-    return analysis
-}
-
-/// `--read auto|layer|log` (hidden; for benchmarks and comparisons): which copy of the stored
-/// events the queries read. `auto`, the default, is what every user wants: the analytical layer
-/// (issue 15), or the log when the layer has not folded every stored event
-/// (``openForAnalysis(_:catalog:read:)``); `layer` reads the layer as it stands, `log` the log.
-enum ReadSource: String, ExpressibleByArgument {
-    case auto, layer, log
-
-    var source: StoreAnalysis.Source { self == .log ? .log : .analyticalLayer }
-    var whenLayerLags: StoreAnalysis.LaggingLayer { self == .layer ? .readLayer : .readLog }
+    return try StoreAnalysis(path: db, catalog: catalog)
 }
 
 /// A query error is a usage error: the request named something the catalog does not allow.

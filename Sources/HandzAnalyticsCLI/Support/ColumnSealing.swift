@@ -28,12 +28,28 @@ enum ColumnSealing {
 
     /// The column store of `db` when it is current (sealed through the log's last event, nothing
     /// changed since); nil otherwise, and the caller reads the SQLite copies.
+    /// When there is none, or it is behind, standard error says so once: the answer reads the
+    /// log (every stored event counted, slower).
     static func currentStore(db: String, cache: ColumnCache? = nil) throws -> ColumnStore? {
         let directory = ColumnStore.directory(forDatabase: db)
-        guard FileManager.default.fileExists(atPath: directory + "/" + ColumnManifest.fileName) else { return nil }
+        guard FileManager.default.fileExists(atPath: directory + "/" + ColumnManifest.fileName) else {
+            noteReadingTheLog(db, "has no column store")
+            return nil
+        }
         let store = try ColumnStore(directory: directory, cache: cache)
         let log = try SQLiteDatabase(path: db, readOnly: true)
-        return try store.isCurrent(with: log) ? store : nil
+        guard try store.isCurrent(with: log) else {
+            noteReadingTheLog(db, "has events its column store does not hold yet")
+            return nil
+        }
+        return store
+    }
+
+    private static let noted = Locked(false)
+
+    private static func noteReadingTheLog(_ db: String, _ why: String) {
+        guard !noted.withLock({ seen in defer { seen = true }; return seen }) else { return }
+        FileHandle.standardError.write(Data("note: the store \(why); this answer reads the log (every stored event counted, slower). `handz-analytics layer --db \(db)` seals it.\n".utf8))
     }
 
     /// The column engine for the panels and KPIs of `db` when its column store is current, with

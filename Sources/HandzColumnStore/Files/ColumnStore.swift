@@ -131,6 +131,37 @@ public final class ColumnStore: @unchecked Sendable {
         return versions.sorted()
     }
 
+    /// The first and last device times of the events not dated after their own receipt by more
+    /// than `toleranceMs`, nil when there are none (what `StoreAnalysis.eventTimeRange` reads
+    /// from SQLite, issue 32 §2). The chunks are walked from each end, day by day, until a day
+    /// holds such an event: a day of only future-dated events costs one read of two columns.
+    public func eventTimeRange(toleranceMs: Int64) throws -> (first: Int64, last: Int64)? {
+        let days = Set(manifest.chunks.map(\.day)).sorted()
+        func extreme(of day: Int64, latest: Bool) throws -> Int64? {
+            var found: Int64?
+            for entry in manifest.chunks where entry.day == day {
+                let read = try columns(entry)
+                let times = try read.times(ColumnName.eventTime)
+                let received = try read.times(ColumnName.receivedTime)
+                for (row, time) in times.enumerated() where time <= received[row] + toleranceMs {
+                    if let known = found, latest ? known >= time : known <= time { continue }
+                    found = time
+                }
+            }
+            return found
+        }
+        var first: Int64?
+        for day in days {
+            first = try extreme(of: day, latest: false)
+            if first != nil { break }
+        }
+        guard let first else { return nil }
+        for day in days.reversed() {
+            if let last = try extreme(of: day, latest: true) { return (first, last) }
+        }
+        return (first, first)
+    }
+
     /// Stored rows in every chunk.
     public var rowCount: Int { manifest.chunks.reduce(0) { $0 + $1.rows } }
 }

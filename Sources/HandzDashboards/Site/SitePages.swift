@@ -16,15 +16,11 @@ public enum SitePages {
         public var renderedAt: String
         public var seconds: Double
         public var source: String
-        /// Stored events not yet in the analytical layer when the page was read (the endpoint's
-        /// writer held the store); shown, so a figure is never silently short.
-        public var lagRows: Int64
 
-        public init(renderedAt: String, seconds: Double, source: String, lagRows: Int64 = 0) {
+        public init(renderedAt: String, seconds: Double, source: String) {
             self.renderedAt = renderedAt
             self.seconds = seconds
             self.source = source
-            self.lagRows = lagRows
         }
     }
 
@@ -194,10 +190,6 @@ public enum SitePages {
     }
 
     static func footer(_ provenance: Provenance) -> String {
-        var out = ""
-        if provenance.lagRows > 0 {
-            out += "<p class=\"missing lag\">\(Format.integer(provenance.lagRows)) stored events were not yet in the analytical layer when this page was read (the endpoint was writing); they are left out here, and a reload includes them.</p>\n"
-        }
-        return out + "<p class=\"meta\">Data: \(HTML.escape(provenance.source)) · rendered \(HTML.escape(provenance.renderedAt)) in \(String(format: "%.2f", provenance.seconds)) s by <code>handz-analytics serve</code>.</p>\n"
+        "<p class=\"meta\">Data: \(HTML.escape(provenance.source)) · rendered \(HTML.escape(provenance.renderedAt)) in \(String(format: "%.2f", provenance.seconds)) s by <code>handz-analytics serve</code>.</p>\n"
     }
 }

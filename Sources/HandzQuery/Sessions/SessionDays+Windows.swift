@@ -3,11 +3,14 @@
 /// here instead of by the rest of ``EventQuerySQLBuilder/sessionShareOverDays(_:fromMs:toMs:)``:
 /// the same numbers by the same rules, without loading every (session, day) into a temporary
 /// table and sorting it three times (at 100,000 installs × 30 days, 4.5 s of the panel's 12 s).
-/// `AnalyticalLayerAgreementTests` holds these rows to that statement's on the log.
+/// The tests hold these rows to that statement's on the log (`CrashFreeSessionsFixtureTests`).
 extension SessionDays {
     /// (days, day, good, total, left_out): per day of the range (days = 1, the days that have a
     /// session), then per window of `rollingDays` days ending with each day (days = rollingDays,
-    /// the windows that have a session; day ≤ the range's last day). A session counts in a window
+    /// the windows that have a session; day ≤ the range's last day), as the statement gives them:
+    /// a window row only on a day where some session's count starts or stops — a (session, day),
+    /// or the day after one stops counting — so a window that equals the day before's because
+    /// nothing happened has no row (the series is the same step function). A session counts in a window
     /// when it has a day there; it is bad there when a report names it or one of its days there is
     /// unnamed; an install's last session, not bad, is left out (unknown), as in the KPI.
     public func sessionShareRows(rollingDays: Int64) -> [ResultRow] {
@@ -20,6 +23,8 @@ extension SessionDays {
         var daily = Array(repeating: (good: Int64(0), total: Int64(0), leftOut: Int64(0), seen: false), count: lastDay + 1)
         // Per window end, +1/−1 steps: sessions, bad sessions, last sessions, last bad sessions.
         var steps = Array(repeating: (sessions: Int64(0), bad: Int64(0), last: Int64(0), lastBad: Int64(0)), count: lastDay + Int(rollingDays) + 2)
+        // The days the statement has a step row on (its `steps`, before they are summed).
+        var stepped = Array(repeating: false, count: steps.count)
         var start = 0
         while start < entries.count {
             var end = start
@@ -37,8 +42,18 @@ extension SessionDays {
                     if isLast { steps[interval.from].last += 1; steps[interval.through + 1].last -= 1 }
                 }
             }
-            for entry in entries[start..<end] {
+            var lastBadDay: Int?
+            for index in start..<end {
+                let entry = entries[index]
                 let day = Int(entry.day)
+                // The statement's rows: each (session, day) owns the windows up to the session's
+                // next day or `span` days on, and its bad windows up to `span` days after the last bad day.
+                let nextDay = index + 1 < end ? Int(entries[index + 1].day) : nil
+                let owned = nextDay.map { $0 <= day + span ? $0 - 1 : day + span } ?? day + span
+                if entry.bad { lastBadDay = day }
+                stepped[day] = true
+                stepped[owned + 1] = true
+                if let bad = lastBadDay, bad + span >= day { stepped[min(bad + span, owned) + 1] = true }
                 daily[day].seen = true
                 if !entry.bad && !entry.last { daily[day].good += 1 }
                 if entry.bad || !entry.last { daily[day].total += 1 }
@@ -73,7 +88,7 @@ extension SessionDays {
             running.bad += steps[day].bad
             running.last += steps[day].last
             running.lastBad += steps[day].lastBad
-            guard running.sessions > 0 else { continue }
+            guard running.sessions > 0, stepped[day] else { continue }
             let unknown = running.last - running.lastBad
             result.append(Self.row(rollingDays, day, running.sessions - running.bad - unknown, running.sessions - unknown, unknown))
         }

@@ -12,7 +12,7 @@ import HandzAnalyticsCore
 /// - a row is `bad` when unnamed or its session is in `rep`, `lst` when its session is in `ls`.
 ///
 /// Ids are compared as SQL compares them: a missing id (NULL) equals nothing but groups with
-/// the other missing ones; an id the layer keeps as text (not a canonical UUID) equals only the
+/// the other missing ones; an id a store keeps as text (not a canonical UUID) equals only the
 /// same text.
 public struct SessionDays {
     /// An id as the store holds it.

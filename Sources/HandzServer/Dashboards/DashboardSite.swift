@@ -17,9 +17,9 @@ import NIOCore
 /// query path as `dashboard render`, `sql panel` and the Grafana export (``PanelQuery``).
 ///
 /// HTTP-free: each handler takes what it needs from the request and returns a ``SiteAnswer``;
-/// ``DashboardRoutes`` is the Hummingbird glue. Pages are read-only: the only writes a render
-/// causes are the analytical layer's catch-up, which the server (the store's writer) runs before
-/// it draws; the queries themselves open the file read-only and read the layer as it stands.
+/// ``DashboardRoutes`` is the Hummingbird glue. Pages are read-only: the only write a render
+/// causes is the column store's seal of the log's unsealed tail (``LiveColumnStore``), which the
+/// server runs before it draws; the queries themselves open the files read-only.
 final class DashboardSite: Sendable {
     let databasePath: String
     let catalog: Catalog
@@ -174,8 +174,8 @@ final class DashboardSite: Sendable {
             guard let dashboard = dashboards.first(where: { $0.id == id }) else {
                 return SiteAnswer(status: 404, html: SitePages.error(title: "Not found", message: "There is no dashboard at this address.", signedIn: true))
             }
-            return await rendered(key: "d/\(dashboard.id)", controls: controls) { range, previous, lagRows in
-                try self.dashboardPage(dashboard, controls: controls, range: range, previous: previous, lagRows: lagRows)
+            return await rendered(key: "d/\(dashboard.id)", controls: controls) { range, previous in
+                try self.dashboardPage(dashboard, controls: controls, range: range, previous: previous)
             }
         case .explorer:
             // Step pickers become the text form in the address, so the view can be bookmarked.
@@ -184,8 +184,8 @@ final class DashboardSite: Sendable {
                 return SiteAnswer(status: 200, html: SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: (0, 0),
                                                                       report: nil, previous: nil, refusal: nil, provenance: nil))
             }
-            return await rendered(key: "explore", controls: controls) { range, previous, lagRows in
-                try self.explorerPage(controls: controls, range: range, previous: previous, lagRows: lagRows)
+            return await rendered(key: "explore", controls: controls) { range, previous in
+                try self.explorerPage(controls: controls, range: range, previous: previous)
             }
         }
     }
@@ -197,7 +197,7 @@ final class DashboardSite: Sendable {
     }
 
     /// What a page needs before it is drawn: its range, the previous period, its cache key, and
-    /// whether it may be cached (its range has ended and the layer held every stored event).
+    /// whether it may be cached (its range has ended).
     struct Probe {
         var range: (fromMs: Int64, toMs: Int64)
         var previous: (fromMs: Int64, toMs: Int64)?
@@ -206,33 +206,29 @@ final class DashboardSite: Sendable {
         /// The store's version when the page was looked at (``StoreVersion``).
         var version: Int64
         var cacheable: Bool
-        var lagRows: Int64
 
         /// What identical requests share a drawing by: the page and the store version.
         var flightKey: String { "\(cacheKey)@\(version)" }
     }
 
-    /// Reads the store's time range, the layer's lag and the store version on a read-only
+    /// Reads the store's time range and the store version on a read-only
     /// connection (no write lock: it never waits for the endpoint).
     func probe(key: String, controls: SiteControls) throws -> Probe {
         let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
-        let store = try StoreAnalysis(path: databasePath, catalog: catalog, whenLayerLags: .readLayer)
-        let lagRows = try store.layerLag()
-        let range = controls.resolvedRange(stored: try store.eventTimeRange(), nowMs: nowMs)
+        let range = controls.resolvedRange(stored: try storedTimeRange(), nowMs: nowMs)
         // The version after the reads above: a commit between them gives a newer key, never an
         // older page under a newer key.
         let cacheKey = "\(key)?\(controls.query)#\(range.fromMs)-\(range.toMs)"
-        // A range that has not ended can still gain events: drawn every time; so is a page read
-        // while the layer lagged.
+        // A range that has not ended can still gain events: drawn every time.
         return Probe(range: range, previous: controls.compare ? SiteControls.previousPeriod(range) : nil, cacheKey: cacheKey,
-                     version: try version.current(), cacheable: range.toMs <= nowMs && lagRows == 0, lagRows: lagRows)
+                     version: try version.current(), cacheable: range.toMs <= nowMs)
     }
 
     /// Serves a page from the cache without waiting; else joins a drawing of the same page under
     /// way (``PageFlights``); else draws it (``draw(key:controls:render:)``) and hands the answer
     /// to every request that joined meanwhile.
     func rendered(key: String, controls: SiteControls,
-                  render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?, Int64) throws -> String) async -> SiteAnswer {
+                  render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?) throws -> String) async -> SiteAnswer {
         // A reload of an unchanged store: no gate, no write lock.
         guard case .success(let probe) = await Self.offLoop({ try self.probe(key: key, controls: controls) }) else {
             return await draw(key: key, controls: controls, render: render)
@@ -246,28 +242,22 @@ final class DashboardSite: Sendable {
         return answer
     }
 
-    /// One page at a time and off the server's event loops: folds the layer once, then draws the
-    /// page (and caches it when it may).
+    /// One page at a time and off the server's event loops: draws the page (and caches it when it may).
     func draw(key: String, controls: SiteControls,
-              render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?, Int64) throws -> String) async -> SiteAnswer {
+              render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?) throws -> String) async -> SiteAnswer {
         guard await gate.enter() else {
             return SiteAnswer(status: 503, headers: [("Retry-After", "5")], html: SitePages.error(title: "Busy", message: "Other pages are being computed; try again in a few seconds.", signedIn: true))
         }
-        let path = databasePath
         let outcome: Result<SiteAnswer, Error> = await Self.offLoop { [self] in
-            // Fold what the writer has not yet, once for the page. When the endpoint holds the
-            // write lock longer than SQLite's busy timeout (a retention pass on a large store), the
-            // page reads the layer as it is and says how many events it leaves out.
-            _ = try? SQLiteEventStore.prepareForQueries(path: path)
-            // Looked at again after the fold: reusing the first look saves a few milliseconds, but a
-            // commit in between (the fold's, the endpoint's) would file the page under a stale
-            // version, and the next reload would miss (measured: BENCHMARKS, "Served dashboards").
+            // Looked at again after the gate: reusing the first look saves a few milliseconds, but a
+            // commit in between would file the page under a stale version, and the next reload
+            // would miss (measured: BENCHMARKS, "Served dashboards").
             let probe = try probe(key: key, controls: controls)
             // Another request may have drawn it while this one waited at the gate.
             if probe.cacheable, let body = cache.page(probe.cacheKey, version: probe.version) {
                 return SiteAnswer(status: 200, headers: [("X-Handz-Cache", "hit")], body: body)
             }
-            let body = ByteBuffer(string: try render(probe.range, probe.previous, probe.lagRows))
+            let body = ByteBuffer(string: try render(probe.range, probe.previous))
             if probe.cacheable { cache.store(probe.cacheKey, version: probe.version, body) }
             return SiteAnswer(status: 200, headers: [("X-Handz-Cache", probe.cacheable ? "miss" : "live")], body: body)
         }
@@ -283,26 +273,26 @@ final class DashboardSite: Sendable {
         }
     }
 
-    func dashboardPage(_ dashboard: DashboardDefinition, controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?,
-                       lagRows: Int64) throws -> String {
+    func dashboardPage(_ dashboard: DashboardDefinition, controls: SiteControls, range: (fromMs: Int64, toMs: Int64),
+                       previous: (fromMs: Int64, toMs: Int64)?) throws -> String {
         let started = ContinuousClock.now
         let engine = columnEngine()
         var data = try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: range.fromMs, toMs: range.toMs,
-                                           controls: controls.panel, workers: workers, whenLayerLags: .readLayer, engine: engine)[0]
+                                           controls: controls.panel, workers: workers, engine: engine)[0]
         if dashboard.panels.contains(where: { $0.sources.contains { if case .funnel = $0.kind { true } else { false } } }) {
             let versions = try engine?.store.catalogVersions(fromMs: range.fromMs, toMs: range.toMs)
-                ?? catalogVersions(StoreAnalysis(path: databasePath, catalog: catalog, whenLayerLags: .readLayer), range)
+                ?? catalogVersions(StoreAnalysis(path: databasePath, catalog: catalog), range)
             data.addFunnelNotes { self.availability.notes(for: $0, dataVersions: versions) }
         }
         let before = try previous.map {
             try DashboardRunner.run([dashboard], path: databasePath, catalog: catalog, fromMs: $0.fromMs, toMs: $0.toMs, controls: controls.panel,
-                                    workers: workers, whenLayerLags: .readLayer, engine: engine)[0]
+                                    workers: workers, engine: engine)[0]
         }
         return SitePages.dashboard(data, previous: before, all: dashboards, controls: controls, breakdowns: breakdowns,
-                                   provenance: provenance(since: started, lagRows: engine == nil ? lagRows : 0, columns: engine != nil))
+                                   provenance: provenance(since: started, columns: engine != nil))
     }
 
-    func explorerPage(controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?, lagRows: Int64) throws -> String {
+    func explorerPage(controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?) throws -> String {
         let started = ContinuousClock.now
         let windowSeconds = controls.panel.windowSeconds ?? AdHocFunnel.defaultWindowSeconds
         let funnel = try AdHocFunnel.definition(controls.steps ?? "", windowSeconds: windowSeconds, catalog: catalog)
@@ -313,7 +303,7 @@ final class DashboardSite: Sendable {
                 throw SiteRefusal.funnel("step 1's events do not carry the breakdown property")
             }
         }
-        let store = try StoreAnalysis(path: databasePath, catalog: catalog, whenLayerLags: .readLayer)
+        let store = try StoreAnalysis(path: databasePath, catalog: catalog)
         let query = { (from: Int64, to: Int64) in
             var query = FunnelQuery(funnel: funnel, fromMs: from, toMs: to, actor: controls.panel.actor, breakdown: controls.panel.breakdown)
             // The top values and "other", like a dashboard's funnels (issue 32 §3).
@@ -329,18 +319,25 @@ final class DashboardSite: Sendable {
         let before = try previous.map { try run(query($0.fromMs, $0.toMs)) }
         let versions = try engine?.store.catalogVersions(fromMs: range.fromMs, toMs: range.toMs) ?? catalogVersions(store, range)
         return SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: range, report: report, previous: before,
-                                  refusal: nil, provenance: provenance(since: started, lagRows: engine == nil ? lagRows : 0, columns: engine != nil),
+                                  refusal: nil, provenance: provenance(since: started, columns: engine != nil),
                                   notes: availability.notes(for: funnel, dataVersions: versions))
     }
 
     /// The column engine for a page, the unsealed tail sealed first (``LiveColumnStore/engine()``);
-    /// nil when the column copy cannot answer now (a long tail, a deletion being resealed, an
-    /// error: logged by type), and the page reads SQLite.
+    /// nil when the column copy cannot answer now (a reseal from nothing under way, an error:
+    /// logged by type), and the page reads the SQLite log, exactly and more slowly.
     func columnEngine() -> ColumnPanels? {
         do { return try columns?.engine() } catch {
             logger.warning("a page reads SQLite: the column store could not be brought up to date", metadata: ["error_type": "\(type(of: error))"])
             return nil
         }
+    }
+
+    /// The device times of the stored events a range preset starts from (issue 32 §2): from the
+    /// column store, sealed first (``columnEngine()``), or from the log, a scan of every row.
+    func storedTimeRange() throws -> (first: Int64, last: Int64)? {
+        if let engine = columnEngine() { return try engine.store.eventTimeRange(toleranceMs: StoreAnalysis.futureToleranceMs) }
+        return try StoreAnalysis(path: databasePath, catalog: catalog).eventTimeRange()
     }
 
     /// The catalog versions of the events in `range`, for the funnel notes: reading them scans the
@@ -357,14 +354,14 @@ final class DashboardSite: Sendable {
         return versions
     }
 
-    /// The page's footer: the store file, which engine answered (the column store holds every
-    /// event stored before the page was asked for; the analytical layer may lag, `lagRows`).
-    func provenance(since started: ContinuousClock.Instant, lagRows: Int64, columns: Bool = false) -> SitePages.Provenance {
+    /// The page's footer: the store file and which engine answered (either holds every event
+    /// stored before the page was asked for).
+    func provenance(since started: ContinuousClock.Instant, columns: Bool = false) -> SitePages.Provenance {
         let elapsed = ContinuousClock.now - started
         let file = URL(fileURLWithPath: databasePath).lastPathComponent
         return SitePages.Provenance(renderedAt: Format.time(Int64(Date().timeIntervalSince1970 * 1000)),
                                     seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                                    source: columns ? "\(file), column store" : "\(file), analytical layer", lagRows: lagRows)
+                                    source: columns ? "\(file), column store" : "\(file), log")
     }
 
     /// Runs blocking store work on a global queue, not on a Swift concurrency or NIO thread.

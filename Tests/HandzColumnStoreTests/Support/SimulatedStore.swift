@@ -7,8 +7,8 @@ import HandzStore
 import HandzSynthetic
 import HandzTestSupport
 
-/// A real store file holding a simulated dataset (JourneySimulator, synthetic ids only), its
-/// analytical layer folded as a writer leaves it, and its column store sealed beside it.
+/// A real store file holding a simulated dataset (JourneySimulator, synthetic ids only), and its
+/// column store sealed beside it.
 final class SimulatedStore: @unchecked Sendable {
     static let shared: SimulatedStore = { try! SimulatedStore(installs: 300, days: 21, seed: 33) }()
 
@@ -27,7 +27,6 @@ final class SimulatedStore: @unchecked Sendable {
         var lines: [String] = []
         simulator.run { lines.append($0) }
         try Self.insert(lines, path: path)
-        _ = try SQLiteEventStore.prepareForQueries(path: path)
         try seal()
     }
 
@@ -56,6 +55,8 @@ final class SimulatedStore: @unchecked Sendable {
     /// Each NDJSON event as a log row (retries, which share an event id, stored once).
     static func insert(_ lines: [String], path: String) throws {
         let database = try SQLiteDatabase(path: path)
+        // As the store keeps its file (`SQLiteEventStore`): a reader never blocks the writer.
+        try database.execute("PRAGMA journal_mode = WAL")
         try StoreSchema.migrate(database, nowMs: 0)
         let insert = try database.prepare("""
             INSERT OR IGNORE INTO events (event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id, user_state,

@@ -52,13 +52,13 @@ struct FixtureStore {
         directory = try temporaryDirectory("handz-query")
         path = directory.appendingPathComponent("store.sqlite").path
         try Self.insert(events, path: path)
-        // Folded as a writer leaves it (`serve`, `import`): analysis reads the layer, never folds.
-        try SQLiteEventStore.prepareForQueries(path: path)
         try LogSealer().seal(try SQLiteDatabase(path: path), into: try ColumnStoreWriter(directory: ColumnStore.directory(forDatabase: path)))
     }
 
     private static func insert(_ events: [FixtureEvent], path: String) throws {
         let database = try SQLiteDatabase(path: path)
+        // As the store keeps its file (`SQLiteEventStore`): a reader never blocks the writer.
+        try database.execute("PRAGMA journal_mode = WAL")
         try StoreSchema.migrate(database, nowMs: 0)
         let insert = try database.prepare("""
             INSERT INTO events (event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id, user_state,
