@@ -151,7 +151,7 @@ extension SQLiteEventStore {
         try checkpointNow()
         // The column copy has had its chance to rewrite its chunks (the worker's
         // `afterStoreStep`); one that has not still holds the old values, and goes.
-        try withConnection { ColumnStoreCopy.discardIfBehind(forDatabase: path, logChanges: try LogChanges.current($0)) }
+        _ = try withConnection { ColumnStoreCopy.discardIfBehind(forDatabase: path, logChanges: try LogChanges.current($0)) }
         return try withConnection { database in
             try database.prepare("""
                 UPDATE deletion_requests SET old_versions_step = 'done'
