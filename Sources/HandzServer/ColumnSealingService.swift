@@ -14,20 +14,24 @@ struct ColumnSealingService: Service {
     let columns: LiveColumnStore
     let interval: Duration
     let logger: Logger
-    /// The seal thread's nice value while it seals (Linux schedules threads by their own nice).
+    /// The seal thread's nice value (Linux schedules threads by their own nice).
     static let niceness: Int32 = 15
 
-    /// Runs `work` on this thread at ``niceness``, then restores the thread's priority. On Linux
-    /// nice is per thread, and `setpriority`'s `who` 0 is the calling thread; elsewhere `work`
-    /// runs as it is.
-    static func atLowPriority<T>(_ work: () throws -> T) rethrows -> T {
-        #if os(Linux)
-        let which = __priority_which_t(PRIO_PROCESS.rawValue)
-        let priority = getpriority(which, 0)
-        setpriority(which, 0, niceness)
-        defer { setpriority(which, 0, priority) }
-        #endif
-        return try work()
+    /// Runs `work` on a thread of its own at ``niceness``, which ends with it. A process without
+    /// privileges cannot lower a nice value again, so a pooled thread would stay niced for the
+    /// pages and requests that run on it next. On Linux nice is per thread, and `setpriority`'s
+    /// `who` 0 is the calling thread; elsewhere `work` runs at the default priority.
+    static func onLowPriorityThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async -> Result<T, Error> {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                #if os(Linux)
+                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
+                #endif
+                continuation.resume(returning: Result { try work() })
+            }
+            thread.name = "handz.column-seal"
+            thread.start()
+        }
     }
 
     static let lag = Gauge(label: "handz_analytics_column_lag_rows")
@@ -35,13 +39,11 @@ struct ColumnSealingService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                let result = await DashboardSite.offLoop { [columns] () throws -> Int64 in
-                    // The background seal yields the cores to the writer and the requests
-                    // (BENCHMARKS.md, "Ingestion with the background seal").
-                    try Self.atLowPriority {
-                        if try columns.unsealedRows() > 0 { try columns.seal(lockWait: .seconds(1)) }
-                        return try columns.unsealedRows()
-                    }
+                // The background seal yields the cores to the writer and the requests
+                // (BENCHMARKS.md, "Ingestion beside the background seal").
+                let result = await Self.onLowPriorityThread { [columns] () throws -> Int64 in
+                    if try columns.unsealedRows() > 0 { try columns.seal(lockWait: .seconds(1)) }
+                    return try columns.unsealedRows()
                 }
                 switch result {
                 case .success(let lag): Self.lag.record(Double(lag))

@@ -11,7 +11,9 @@ import HandzSQLite
 /// - **de-identification** (`rowIDs`): those rows were updated in place (CH34 §8.3): their event
 ///   id, name and times are unchanged; ids and references are re-keyed or dropped.
 ///
-/// It holds no event value and no id: a cutoff time and rowids only. A copy whose counter the
+/// It holds no event value and no id: a cutoff time and rowids only. Still, a de-identification's
+/// rowids are those of the user's rows, so entries are removed once the copy has applied them
+/// (`forgetApplied(_:through:)`, the old-versions step). A copy whose counter the
 /// entries chain from, without a gap, up to the log's counter applies them in order
 /// (``chain(_:from:to:)``); a gap (a repair by hand, an entry already purged) means the copy
 /// starts over from the log, which is exact too.
@@ -50,6 +52,13 @@ public enum LogRewrites {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             """).run([.integer(before), .integer(after), .integer(try LogChanges.lastRowID(database)), .integer(nowMs),
                       receivedBeforeMs.map { .integer($0) } ?? .null, rowIDs.isEmpty ? .null : .blob(packed)])
+    }
+
+    /// Entries up to counter `changes` go once every copy has applied them (the deletion worker's
+    /// old-versions step, CH34 §8.3): a de-identification's rowids link the user's rows, old ids
+    /// and new, so they are kept no longer than the copy needs them.
+    static func forgetApplied(_ database: SQLiteDatabase, through changes: Int64) throws {
+        try database.prepare("DELETE FROM log_rewrites WHERE changes_after <= ?1").run([.integer(changes)])
     }
 
     /// Entries recorded before `cutoffMs` go with retention; a copy that far behind starts over.

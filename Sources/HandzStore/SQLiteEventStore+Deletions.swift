@@ -148,10 +148,18 @@ extension SQLiteEventStore {
     /// freed; a truncating checkpoint empties the write-ahead log that still held them. Marks every
     /// request whose store step ran before `nowMs` done.
     public func reclaimOldVersionsNow(nowMs: Int64) throws -> Int {
+        try withConnection { database in
+            // The column copy has had its chance to rewrite its chunks (the worker's
+            // `afterStoreStep`); one that has not still holds the old values, and goes.
+            let changes = try LogChanges.current(database)
+            ColumnStoreCopy.discardIfBehind(forDatabase: path, logChanges: changes)
+            // The copy now holds every change through `changes`, or is gone: the journal's entries
+            // for them go too. A de-identification's entry lists the rows of the user's installs,
+            // old ids and new alike, which would link them again.
+            try LogRewrites.forgetApplied(database, through: changes)
+        }
+        // Then the pages those deletions freed leave the write-ahead log.
         try checkpointNow()
-        // The column copy has had its chance to rewrite its chunks (the worker's
-        // `afterStoreStep`); one that has not still holds the old values, and goes.
-        _ = try withConnection { ColumnStoreCopy.discardIfBehind(forDatabase: path, logChanges: try LogChanges.current($0)) }
         return try withConnection { database in
             try database.prepare("""
                 UPDATE deletion_requests SET old_versions_step = 'done'

@@ -106,7 +106,7 @@ import Testing
         // Installs on app 1.3.9 still run the old catalog.
         let database = try SQLiteDatabase(path: store)
         try database.execute("UPDATE events SET catalog_version = '\(old)' WHERE app_version = '1.3.9'")
-        // The log was edited by hand, behind the analytical layer the queries read: fold it again.
+        // The log was edited by hand, outside its deletion journal: the column store is sealed again.
         #expect(try CommandRunner.run(["layer", "--db", store, "--rebuild"]).status == 0)
         let mixed = try CommandRunner.run(["funnel", "F0", "--db", store, "--catalog", catalog.path, "--format", "json", "--breakdown", "catalog_version"] + range)
         #expect(mixed.status == 0, "\(mixed.stderr)")

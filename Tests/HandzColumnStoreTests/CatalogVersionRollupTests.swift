@@ -22,7 +22,7 @@ import Testing
             """)
         #expect(try data.seal().startedOver, "the log changed under the watermark")
         let store = try ColumnStore(directory: data.columnsDirectory)
-        // The log, as edited (the analytical layer folds new rows only; the edit is behind it).
+        // The log, as edited.
         let log = try StoreAnalysis(path: data.path, catalog: RepositoryCatalog.catalog)
         let ranges: [(Int64, Int64)] = [(start, start + 4 * day), (start, start + day), (start + day, start + 2 * day),
                                         (start + day + 5_000_000, start + 2 * day), (start + 2 * day, start + 4 * day), (start + 90 * day, start + 91 * day)]

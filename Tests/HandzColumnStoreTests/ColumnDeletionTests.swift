@@ -53,6 +53,7 @@ import Testing
             .query { $0.text(0) }.first ?? nil)
         let installs = try log.prepare("SELECT DISTINCT install_id FROM events WHERE user_id = ?1").query([.text(user)]) { $0.text(0) ?? "" }
         #expect(!installs.isEmpty)
+        let sessions = try log.prepare("SELECT DISTINCT session_id FROM events WHERE user_id = ?1").query([.text(user)]) { $0.text(0) ?? "" }
         let before = try ColumnStore(directory: data.columnsDirectory).manifest
 
         let store = try SQLiteEventStore(path: data.path)
@@ -61,7 +62,7 @@ import Testing
         let claim = try #require(try store.claimDeletionNow(owner: "test", canRewriteLake: false, oldVersionsDueMs: now, storeDueMs: now, nowMs: now, leaseMs: 60_000))
         let result = try store.deidentifyNow(claim, nowMs: now)
         #expect(result.events > 0)
-        store.closeNow()
+        #expect(try log.scalar("SELECT COUNT(*) FROM log_rewrites") == 1, "the store step journaled its rows")
 
         let outcome = try data.seal()
         #expect(!outcome.startedOver, "the journal covers the change: no reseal from nothing")
@@ -70,7 +71,13 @@ import Testing
         let kept = Set(after.chunks.map(\.file)).intersection(before.chunks.map(\.file))
         #expect(kept.count == before.chunks.count - outcome.rewrittenChunks, "every other chunk keeps its file")
         #expect(try ColumnStoreWriterTests.contents(data.columnsDirectory) == (try Self.freshSeal(data)))
-        #expect(try Self.filesHolding(Self.patterns([user] + installs), in: data.columnsDirectory) == [])
+        #expect(try Self.filesHolding(Self.patterns([user] + installs + sessions), in: data.columnsDirectory) == [])
+        // The old-versions step: the copy is current and stays; the journal's rowids, which link
+        // the user's rows, go.
+        _ = try store.reclaimOldVersionsNow(nowMs: now)
+        store.closeNow()
+        #expect(FileManager.default.fileExists(atPath: data.columnsDirectory + "/" + ColumnManifest.fileName))
+        #expect(try log.scalar("SELECT COUNT(*) FROM log_rewrites") == 0)
     }
 
     @Test("retention: chunks older than the cutoff go whole, the straddling ones are rewritten, the store equals a fresh seal, and no byte of an install retention removed is left")
@@ -136,5 +143,26 @@ import Testing
         _ = try store.reclaimOldVersionsNow(nowMs: data.toMs)
         store.closeNow()
         #expect(!FileManager.default.fileExists(atPath: data.columnsDirectory), "a copy behind the log goes")
+    }
+
+    @Test("the old-versions step removes a current column copy that holds a file its manifest does not list (a writer killed before it removed what it replaced)")
+    func oldVersionsStepRemovesLeftovers() throws {
+        let data = try SimulatedStore(installs: 10, days: 2, seed: 15)
+        defer { try? FileManager.default.removeItem(at: data.directory) }
+        let store = try SQLiteEventStore(path: data.path)
+        defer { store.closeNow() }
+        let manifest = try ColumnStore(directory: data.columnsDirectory).manifest
+        let leftover = data.columnsDirectory + "/" + manifest.chunks[0].file + ".retired"
+        // While a writer holds the store, its own unpublished parts are not leftovers.
+        do {
+            let writer = try ColumnStoreWriter(directory: data.columnsDirectory)
+            try FileManager.default.copyItem(atPath: data.columnsDirectory + "/" + manifest.chunks[0].file, toPath: leftover)
+            _ = try store.reclaimOldVersionsNow(nowMs: data.toMs)
+            #expect(FileManager.default.fileExists(atPath: leftover), "kept while a writer works")
+            _ = writer
+        }
+        _ = try store.reclaimOldVersionsNow(nowMs: data.toMs)
+        #expect(!FileManager.default.fileExists(atPath: data.columnsDirectory), "a copy with leftovers goes")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.directory.path).allSatisfy { !$0.contains(".discarded-") })
     }
 }

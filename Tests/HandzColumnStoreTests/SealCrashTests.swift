@@ -26,11 +26,7 @@ import Testing
         let total = Int(try #require(try database.scalar("SELECT COUNT(*) FROM events")))
         #expect(total > before.rowCount)
 
-        let killed = try ChildProcess(executable: "/usr/bin/env",
-                                      arguments: ["HANDZ_FAULT_KILL_AT=\(step)", CommandRunner.product("handz-analytics").path, "layer", "--db", data.path],
-                                      standardOutput: .nullDevice, standardError: .nullDevice)
-        #expect(killed.wait(timeout: 120))
-        #expect(killed.terminationReason == .uncaughtSignal && killed.terminationStatus == SIGKILL, "\(step): the seal was killed at the step")
+        try Self.layerKilled(at: step, data)
 
         // Opens, every block of every live chunk reads, and the rows are before's or after's.
         let crashed = try ColumnStore(directory: data.columnsDirectory)
@@ -61,11 +57,7 @@ import Testing
         store.closeNow()
         let total = Int(try #require(try database.scalar("SELECT COUNT(*) FROM events")))
 
-        let killed = try ChildProcess(executable: "/usr/bin/env",
-                                      arguments: ["HANDZ_FAULT_KILL_AT=\(step)", CommandRunner.product("handz-analytics").path, "layer", "--db", data.path],
-                                      standardOutput: .nullDevice, standardError: .nullDevice)
-        #expect(killed.wait(timeout: 120))
-        #expect(killed.terminationReason == .uncaughtSignal && killed.terminationStatus == SIGKILL, "\(step): the seal was killed at the step")
+        try Self.layerKilled(at: step, data)
         let crashed = try ColumnStore(directory: data.columnsDirectory)
         for entry in crashed.manifest.allChunks { _ = try crashed.chunk(entry).allColumns() }
         _ = try crashed.uuidDictionary()
@@ -78,6 +70,15 @@ import Testing
         let live = Set(after.manifest.allChunks.map(\.file) + [ColumnManifest.fileName, after.manifest.uuids.file, after.manifest.strings.file])
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: data.columnsDirectory)) == live, "\(step): no file the manifest does not list")
         try Self.expectFunnelsAgree(after, data, step)
+    }
+
+    /// Runs `layer --db` on `data`'s store, killed with SIGKILL when it reaches `step`.
+    static func layerKilled(at step: String, _ data: SimulatedStore) throws {
+        let killed = try ChildProcess(executable: "/usr/bin/env",
+                                      arguments: ["HANDZ_FAULT_KILL_AT=\(step)", CommandRunner.product("handz-analytics").path, "layer", "--db", data.path],
+                                      standardOutput: .nullDevice, standardError: .nullDevice)
+        #expect(killed.wait(timeout: 120))
+        #expect(killed.terminationReason == .uncaughtSignal && killed.terminationStatus == SIGKILL, "\(step): the seal was killed at the step")
     }
 
     /// F0 and F1 on `store` equal the SQL builders' on the log.

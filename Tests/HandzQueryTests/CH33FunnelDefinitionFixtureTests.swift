@@ -7,7 +7,7 @@ import Testing
 /// Hand-computed fixtures for the funnel definitions of issue 32 §7 (CH33 §5.1): F4's steps are of
 /// one plan, and F2's success is a flow the receiver creates, not a re-save of an older one. Each
 /// runs on every path a funnel is computed by on the embedded store — the chain walk and the
-/// printed SQLite SQL, on the analytical layer and on the log — and through the reference loops.
+/// printed SQLite SQL on the log, and the column engine — and through the reference loops.
 @Suite struct CH33FunnelDefinitionFixtureTests {
     static let second: Int64 = 1_000
     static let base = FunnelAcrossPeopleTests.base

@@ -8,8 +8,8 @@ import Testing
 /// Hand-computed fixtures for the KPIs of issue 32 §7 (CH33 §5.2): practice retention over active
 /// users, and the three that had none — trial start rate, trial-to-paid conversion and
 /// import-to-saved conversion. Each fixture runs on every path the project computes a KPI by: the
-/// embedded store's analysis on the analytical layer (`handz-analytics kpi`), the same on the log
-/// (`StoreAnalysis.Source.log`), and the builder's SQLite SQL as `sql kpi --dialect sqlite` prints
+/// column engine (`handz-analytics kpi`), the embedded store's analysis on the log (`--via sqlite`),
+/// and the builder's SQLite SQL as `sql kpi --dialect sqlite` prints
 /// it, run as it is on the store file. The other dialects run the same builder's SQL in the
 /// engine-agreement check, which compares them with `kpi --format json`.
 @Suite struct CH33KPIDefinitionFixtureTests {

@@ -108,7 +108,7 @@ import Testing
         #expect(lastRolling(share) == [0, 1, 0])
     }
 
-    @Test("random histories: the layer's per-session read gives the daily and rolling rows of the printed statement on the log", arguments: 1...6)
+    @Test("random histories: the column engine's per-session read gives the daily and rolling rows of the printed statement on the log", arguments: 1...6)
     func layerReaderAgreesWithTheStatement(seed: UInt64) throws {
         var random = SeededRandom(seed: seed)
         // Sessions that run over several days, crashes named, unnamed (older builds) and
@@ -127,13 +127,11 @@ import Testing
         }
         let store = try FixtureStore(events)
         defer { store.remove() }
-        let layer = try store.analysis()
         let log = try StoreAnalysis(path: store.path, catalog: RepositoryCatalog.catalog)
         for rollingDays: Int64 in [2, 3, 7] {
             let query = EventQuery(kind: .sessionShare, match: EventMatch(events: ["crash_reported"]), rollingDays: rollingDays, sessionKey: "crashed_session_id")
             let (from, to) = (Self.base + Self.day, Self.base + 10 * Self.day)
             let expected = try log.eventQuery(query, fromMs: from, toMs: to)
-            #expect(try layer.eventQuery(query, fromMs: from, toMs: to) == expected, "rolling \(rollingDays) days")
             #expect(try store.eventQuery(query, fromMs: from, toMs: to) == expected, "rolling \(rollingDays) days: the column engine")
             guard case .sessions(let daily, let rolling) = expected else { Issue.record("not a session share"); return }
             #expect(daily.count > 5 && rolling.contains { $0.numerator < $0.denominator }, "the data has days and crashes")

@@ -11,19 +11,26 @@ import HandzStore
 enum ColumnSealing {
     /// Seals the log's new events into `db`'s column store, with progress on standard error.
     @discardableResult
-    static func seal(db: String) throws -> LogSealer.Outcome {
+    static func seal(db: String, lockWait: Duration = .seconds(600)) throws -> LogSealer.Outcome {
         let progress = ProgressLine()
         defer { progress.finish() }
         let database = try SQLiteDatabase(path: db)
-        let writer = try ColumnStoreWriter(directory: ColumnStore.directory(forDatabase: db))
+        let writer = try ColumnStoreWriter(directory: ColumnStore.directory(forDatabase: db), lockWait: lockWait)
         return try LogSealer().seal(database, into: writer) { rows in progress.update("sealing into column chunks: \(rows) events") }
     }
 
     /// After a deletion or retention in `db`'s log (CH34): its column store, if it has one, seals,
     /// which rewrites the chunks the change touched (issue 33 §4). Nothing when there is none.
+    /// When `serve` holds the column store (its writer, for the server's life), the change is
+    /// left to its next seal: a few seconds, its background seal's interval at most; the
+    /// deletion worker's old-versions step removes a copy that is still behind (CH34).
     static func follow(db: String) throws {
         guard FileManager.default.fileExists(atPath: ColumnStore.directory(forDatabase: db) + "/" + ColumnManifest.fileName) else { return }
-        try seal(db: db)
+        do {
+            try seal(db: db, lockWait: .seconds(5))
+        } catch let error as ColumnStoreError where error.code == .busy {
+            FileHandle.standardError.write(Data("note: another process (`serve`) holds the column store of \(db); it rewrites the chunks this change touched at its next seal.\n".utf8))
+        }
     }
 
     /// The column store of `db` when it is current (sealed through the log's last event, nothing

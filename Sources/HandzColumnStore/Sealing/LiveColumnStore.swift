@@ -10,13 +10,13 @@ import Synchronization
 /// demand" choice, not a read of the unsealed tail).
 ///
 /// A page waits for the seal of whatever the log holds past the watermark, and for the log's
-/// journaled deletions to reach the chunks (copy on write): sealing runs at about 60,000 events
-/// a second on one core, far faster than reading the log for each panel. Only a log that needs a
-/// reseal from nothing (a change outside the deletion journal), or a seal that cannot take the
-/// writer's lock within a minute, is answered from the SQLite log, exactly and more slowly, while
-/// the background seal catches up. Seals here keep up to 8 parts per (event, day) and merge them
-/// by size (``ColumnStoreWriter/mergeParts(maxParts:)``), so the open day is not rewritten at
-/// every seal.
+/// journaled deletions to reach the chunks (copy on write), or for a seal from nothing when the
+/// store was never sealed or was removed: sealing runs at about 60,000 events a second on one
+/// core, far faster than reading the log for each panel. Only a seal that cannot take the
+/// writer's lock within a minute (another process sealing a large store) leaves the page to the
+/// SQLite log, exactly and more slowly. Seals here keep up to 8 parts per (event, day) and merge
+/// them by size (``ColumnStoreWriter/mergeParts(maxParts:)``), so the open day is not rewritten
+/// at every seal.
 ///
 /// One writer for the process's life, kept between seals (re-reading the UUID dictionary for each
 /// seal would cost more than the seal), holding the store's write lock: a `layer` command on the
@@ -47,7 +47,9 @@ public final class LiveColumnStore: Sendable {
         let (last, changes) = (try LogChanges.lastRowID(log), try LogChanges.current(log))
         var store = try current()
         if !Self.holds(store.manifest, through: last, changes: changes) {
-            guard store.manifest.generation > 0, try Self.followable(store.manifest, log, changes: changes) else { return nil }
+            // Whatever it takes: the tail, the journaled deletions, or a seal from nothing (a
+            // store never sealed, or one the old-versions step removed), far faster than
+            // reading the log for every panel.
             guard try seal(lockWait: .seconds(60))?.abandoned == false else { return nil }
             store = try current()
             guard Self.holds(store.manifest, through: last, changes: changes) else { return nil }
@@ -55,12 +57,11 @@ public final class LiveColumnStore: Sendable {
         return ColumnPanels(store: store, catalog: catalog, firstSeen: try InstallFirstSeenTimes(database: log))
     }
 
-    /// Whether a seal brings `manifest` to the log's `changes` without starting over: the same
-    /// counter, or journaled changes since (copy on write, `LogRewriteApplier`).
-    static func followable(_ manifest: ColumnManifest, _ log: SQLiteDatabase, changes: Int64) throws -> Bool {
-        if manifest.logChanges == changes { return true }
-        guard manifest.hasSessionRollup else { return false }
-        return try LogRewrites.chain(log, from: manifest.logChanges, to: changes) != nil
+    /// The store as its last seal left it, without sealing (nil before the first seal): what a
+    /// page's cache check reads before it waits for the page gate.
+    public func sealedStore() throws -> ColumnStore? {
+        let store = try current()
+        return store.manifest.generation > 0 ? store : nil
     }
 
     /// Whether `manifest` holds every log row through `rowID` as the log stands (`changes`).

@@ -96,9 +96,10 @@ public struct LogSealer {
         for key in builders.keys.sorted() { try writer.write(builders[key]!) }
         for builder in sessions.takeBuilders() { try writer.write(builder) }
         progress(read)
-        // A deletion committed while the rows were read (CH34): its own step removes the column
-        // directory; publishing rows it removed would put them back. The counter, read again
-        // outside the snapshot, says so; the files written are left for the next writer to tidy.
+        // A deletion committed while the rows were read (CH34): publishing rows it removed would
+        // put them back. The counter, read again outside the snapshot, says so; nothing is
+        // published, the next seal applies the deletion, and the files written here are left for
+        // the next writer to tidy.
         try database.execute("COMMIT")
         inSnapshot = false
         guard try LogChanges.current(database) == changes else {

@@ -249,7 +249,9 @@ final class DashboardSite: Sendable {
             return SiteAnswer(status: 503, headers: [("Retry-After", "5")], html: SitePages.error(title: "Busy", message: "Other pages are being computed; try again in a few seconds.", signedIn: true))
         }
         let outcome: Result<SiteAnswer, Error> = await Self.offLoop { [self] in
-            // Looked at again after the gate: reusing the first look saves a few milliseconds, but a
+            // The column store sealed through what the endpoint acknowledged, once for the page.
+            _ = columnEngine()
+            // Looked at again after the seal: reusing the first look saves a few milliseconds, but a
             // commit in between would file the page under a stale version, and the next reload
             // would miss (measured: BENCHMARKS, "Served dashboards").
             let probe = try probe(key: key, controls: controls)
@@ -324,8 +326,8 @@ final class DashboardSite: Sendable {
     }
 
     /// The column engine for a page, the unsealed tail sealed first (``LiveColumnStore/engine()``);
-    /// nil when the column copy cannot answer now (a reseal from nothing under way, an error:
-    /// logged by type), and the page reads the SQLite log, exactly and more slowly.
+    /// nil when the column copy cannot answer now (another process holds the writer for more than a
+    /// minute, an error: logged by type), and the page reads the SQLite log, exactly and more slowly.
     func columnEngine() -> ColumnPanels? {
         do { return try columns?.engine() } catch {
             logger.warning("a page reads SQLite: the column store could not be brought up to date", metadata: ["error_type": "\(type(of: error))"])
@@ -334,9 +336,10 @@ final class DashboardSite: Sendable {
     }
 
     /// The device times of the stored events a range preset starts from (issue 32 §2): from the
-    /// column store, sealed first (``columnEngine()``), or from the log, a scan of every row.
+    /// column store as its last seal left it (no seal and no lock here: the probe runs before the
+    /// page gate; ``draw(key:controls:render:)`` seals first), or from the log, a scan of every row.
     func storedTimeRange() throws -> (first: Int64, last: Int64)? {
-        if let engine = columnEngine() { return try engine.store.eventTimeRange(toleranceMs: StoreAnalysis.futureToleranceMs) }
+        if let store = try? columns?.sealedStore() { return try store.eventTimeRange(toleranceMs: StoreAnalysis.futureToleranceMs) }
         return try StoreAnalysis(path: databasePath, catalog: catalog).eventTimeRange()
     }
 

@@ -87,7 +87,11 @@ struct FixtureStore {
     /// The KPI on SQLite, checked against the column engine.
     func kpi(_ query: KPIQuery) throws -> KPIReport {
         let report = try analysis().kpi(query)
-        if case .kpi(let columns)? = try columns().answer(.kpi(query)) { #expect(columns == report, "the column engine differs on \(query.kpi.id)") }
+        if case .kpi(let columns)? = try columns().answer(.kpi(query)) {
+            #expect(columns == report, "the column engine differs on \(query.kpi.id)")
+        } else {
+            Issue.record("the column engine did not answer \(query.kpi.id)")
+        }
         return report
     }
 
@@ -96,6 +100,8 @@ struct FixtureStore {
         let result = try analysis().eventQuery(query, fromMs: fromMs, toMs: toMs)
         if case .query(let columns)? = try columns().answer(.events(query, fromMs: fromMs, toMs: toMs)) {
             #expect(columns == result, "the column engine differs on \(query.kind)")
+        } else {
+            Issue.record("the column engine did not answer a \(query.kind) query")
         }
         return result
     }
