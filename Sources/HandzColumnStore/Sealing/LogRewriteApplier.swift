@@ -54,7 +54,7 @@ struct LogRewriteApplier {
         var changedDays = Set<Int64>()
         var candidates = Set<UInt32>()
         // Installs with a row removed or replaced: their session rollup rows are computed again.
-        var dirty = InstallCells(uuidCount: writer.dictionaries.uuids.count)
+        var dirty = InstallCells()
         for key in sessions.sessions.keys { dirty.insert(key.install) }
         var rewritten = 0
         for entry in writer.manifest.chunks {
@@ -143,26 +143,20 @@ struct LogRewriteApplier {
         guard !candidates.isEmpty else { return }
         // One bit per dictionary code (a quarter of a MiB per two million ids): a scan of every
         // chunk's UUID columns clears the candidates it meets, without a hash per row.
-        var pending = [UInt64](repeating: 0, count: writer.dictionaries.uuids.count / 64 + 2)
-        for code in candidates { pending[Int(code) >> 6] |= 1 << UInt64(code & 63) }
+        var pending = CodeBits()
+        for code in candidates { pending.insert(Int(code)) }
         var left = candidates.count
         for entry in writer.liveChunks {
             let chunk = try reader.chunk(entry)
             for column in chunk.entries where column.type == .uuid {
                 do {
                     guard case .codes(let codes)? = try chunk.column(column.name) else { continue }
-                    for code in codes {
-                        let word = Int(code) >> 6, bit = UInt64(1) << UInt64(code & 63)
-                        if pending[word] & bit != 0 {
-                            pending[word] &= ~bit
-                            left -= 1
-                        }
-                    }
+                    for code in codes where pending.remove(Int(code)) { left -= 1 }
                 } catch { throw ColumnStoreError(error, file: entry.file) }
                 if left == 0 { return }
             }
         }
-        writer.forgetUUIDs(candidates.filter { pending[Int($0) >> 6] & (1 << UInt64($0 & 63)) != 0 })
+        writer.forgetUUIDs(candidates.filter { pending.contains(Int($0)) })
     }
 
     /// The UUID codes of `columns` on the rows not in `kept` (sorted).
@@ -202,27 +196,37 @@ struct LogRewriteApplier {
 /// A set of install cells (``ChunkBuilder``'s: a flagged UUID code, or a string code) with one
 /// bit per UUID code, so testing every row of a day costs no hash.
 struct InstallCells {
-    private var uuidBits: [UInt64]
+    private var uuidCodes = CodeBits()
     private var others = Set<UInt64>()
-
-    init(uuidCount: Int) { uuidBits = [UInt64](repeating: 0, count: uuidCount / 64 + 2) }
 
     mutating func insert(_ cell: UInt64) {
         guard cell != 0 else { return }
-        if cell & ChunkBuilder.uuidFlag != 0 {
-            let code = Int(cell & ~ChunkBuilder.uuidFlag)
-            if code >> 6 >= uuidBits.count { uuidBits += [UInt64](repeating: 0, count: code >> 6 - uuidBits.count + 1) }
-            uuidBits[code >> 6] |= 1 << UInt64(code & 63)
-        } else {
-            others.insert(cell)
-        }
+        if cell & ChunkBuilder.uuidFlag != 0 { uuidCodes.insert(Int(cell & ~ChunkBuilder.uuidFlag)) } else { others.insert(cell) }
     }
 
     func contains(_ cell: UInt64) -> Bool {
-        if cell & ChunkBuilder.uuidFlag != 0 {
-            let code = Int(cell & ~ChunkBuilder.uuidFlag)
-            return code >> 6 < uuidBits.count && uuidBits[code >> 6] & (1 << UInt64(code & 63)) != 0
-        }
+        if cell & ChunkBuilder.uuidFlag != 0 { return uuidCodes.contains(Int(cell & ~ChunkBuilder.uuidFlag)) }
         return cell != 0 && others.contains(cell)
+    }
+}
+
+/// A set of dense dictionary codes as one bit each, growing as codes are added.
+struct CodeBits {
+    private var words: [UInt64] = []
+
+    mutating func insert(_ code: Int) {
+        if code >> 6 >= words.count { words += repeatElement(0, count: code >> 6 - words.count + 1) }
+        words[code >> 6] |= 1 << UInt64(code & 63)
+    }
+
+    func contains(_ code: Int) -> Bool {
+        code >> 6 < words.count && words[code >> 6] & (1 << UInt64(code & 63)) != 0
+    }
+
+    /// Removes `code`; true when it was there.
+    mutating func remove(_ code: Int) -> Bool {
+        guard contains(code) else { return false }
+        words[code >> 6] &= ~(1 << UInt64(code & 63))
+        return true
     }
 }
