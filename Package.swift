@@ -203,7 +203,7 @@ let package = Package(
             dependencies: ["HandzAnalyticsClient", "HandzAnalyticsCLI", "HandzCatalog", "HandzSQLite", "HandzTestSupport", "HandzIngest"]
         ),
         .testTarget(name: "HandzStoreTests", dependencies: [
-            "HandzStore", "HandzPostgresStore", "HandzSQLite", "HandzLake", "HandzLifecycle", "HandzCompression", "HandzSigning", "HandzTestSupport",
+            "HandzStore", "HandzPostgresStore", "HandzQuery", "HandzSQLite", "HandzLake", "HandzLifecycle", "HandzCompression", "HandzSigning", "HandzTestSupport",
             .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])), .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
         ]),
         // Lint rules one by one, the CLI, and a fixture app built with the plugin (Tests/LintFixtureApp).

@@ -9,7 +9,8 @@ struct BatchProcessor {
         let eventID: Int
         let eventTime: Int
         let installID: Int
-        /// Each stored column's property id, and whether its values are UUIDs (stored lower-case).
+        /// Each envelope column's property id, in ``EventRows/fields`` order, and whether its
+        /// values are UUIDs (stored lower-case); `properties` has id -1 and is the object itself.
         let columns: [(field: EventRows.Field, id: Int, isUUID: Bool)]
         /// Property ids of format `uuid`, lower-cased where they occur inside `properties`.
         let uuidProperties: [Int]
@@ -18,9 +19,9 @@ struct BatchProcessor {
             func id(_ name: String) -> Int { catalog.propertyID(named: name) ?? -1 }
             eventID = id("event_id")
             eventTime = id("event_time_utc")
-            installID = id("install_id")
-            columns = EventRows.Field.allCases.compactMap { field in
-                field == .properties ? nil : (field, id(field.column), catalog.catalog.properties[field.column]?.format == .uuid)
+            installID = id(EventColumn.installID.name)
+            columns = EventRows.fields.map { field in
+                field == .properties ? (field, -1, false) : (field, id(field.name), catalog.catalog.properties[field.name]?.format == .uuid)
             }
             uuidProperties = catalog.uuidPropertyIDs
         }
@@ -61,19 +62,23 @@ struct BatchProcessor {
             let time = validator.withString(ids.eventTime, in: event) { TimestampFormat.parse($0!.baseAddress!, $0!.count)! }
             rows.beginRow(eventID: uuid, eventTimeMs: time.seconds * 1000 + Int64(time.nanoseconds / 1_000_000))
             for column in ids.columns {
+                if column.field == .properties {
+                    // The object itself, with the UUID values inside it (flow_id, …) in the same
+                    // canonical lower case. A UUID written with JSON escapes (`\u0041`) is left as
+                    // sent: no client writes one.
+                    let properties = validator.propertiesRange!
+                    rows.appendField(UnsafeRawBufferPointer(rebasing: event[properties]))
+                    for id in ids.uuidProperties {
+                        guard let span = validator.span(of: id), span.kind == .string, !span.isEscaped,
+                              properties.contains(Int(span.start)) else { continue }
+                        let start = Int(span.start) - properties.lowerBound
+                        rows.lowercaseInLastField(start..<(start + Int(span.length)))
+                    }
+                    continue
+                }
                 validator.withText(column.id, in: event) { value in
                     if column.isUUID, let value { rows.appendLowercasedField(value) } else { rows.appendField(value) }
                 }
-            }
-            let properties = validator.propertiesRange!
-            rows.appendField(UnsafeRawBufferPointer(rebasing: event[properties]))
-            // UUID values inside `properties` (flow_id, …) in the same canonical lower case. A UUID
-            // written with JSON escapes (`\u0041`) is left as sent: no client writes one.
-            for id in ids.uuidProperties {
-                guard let span = validator.span(of: id), span.kind == .string, !span.isEscaped,
-                      properties.contains(Int(span.start)) else { continue }
-                let start = Int(span.start) - properties.lowerBound
-                rows.lowercaseInLastField(start..<(start + Int(span.length)))
             }
             // Keyed as stored (lower case); the client sends lower case, so usually no second copy.
             let install = validator.withString(ids.installID, in: event) { bytes -> String in

@@ -72,53 +72,17 @@ actor GroupWriter {
 
     /// One transaction for the whole group; returns each batch's inserted flags.
     private func write(_ batches: [IngestBatch]) async throws -> [AppendResult] {
-        var ids: [String] = [], names: [String] = [], times: [Int64] = [], received: [Int64] = []
-        var installs: [String] = [], sessions: [String] = [], users: [String] = [], states: [String] = []
-        var appVersions: [String] = [], builds: [String] = [], platforms: [String] = [], osVersions: [String] = []
-        var models: [String] = [], locales: [String] = [], zones: [String] = [], networks: [String] = []
-        var keys: [String] = [], catalogs: [String] = [], properties: [String] = []
+        var columns = EventArrays()
         for batch in batches {
-            let rows = batch.rows
-            for row in 0..<rows.count {
-                let id = Array(rows.eventID(row))
-                ids.append(Self.uuidText(id))
-                times.append(rows.eventTimes[row])
-                received.append(batch.receivedTimeMs)
-                keys.append(batch.keyID)
-                catalogs.append(batch.catalogVersion)
-                names.append(rows.string(row, .eventName) ?? "")
-                installs.append(rows.string(row, .installID) ?? "")
-                sessions.append(rows.string(row, .sessionID) ?? "")
-                users.append(rows.string(row, .userID) ?? "")
-                states.append(rows.string(row, .userState) ?? "")
-                appVersions.append(rows.string(row, .appVersion) ?? "")
-                builds.append(rows.string(row, .buildNumber) ?? "")
-                platforms.append(rows.string(row, .platform) ?? "")
-                osVersions.append(rows.string(row, .osVersion) ?? "")
-                models.append(rows.string(row, .deviceModel) ?? "")
-                locales.append(rows.string(row, .locale) ?? "")
-                zones.append(rows.string(row, .timezone) ?? "")
-                networks.append(rows.string(row, .networkState) ?? "")
-                properties.append(rows.string(row, .properties) ?? "{}")
-            }
+            for row in 0..<batch.rows.count { columns.append(batch, row: row) }
         }
+        let ids = columns.texts[EventColumn.eventID.rawValue]
+        let names = columns.texts[EventColumn.eventName.rawValue], installs = columns.texts[EventColumn.installID.rawValue]
+        let times = columns.integers[EventColumn.eventTimeMs.rawValue], received = columns.integers[EventColumn.receivedTimeMs.rawValue]
         return try await client.withTransaction(logger: logger) { connection in
             var inserted: Set<String> = []
             if !ids.isEmpty {
-                let rows = try await connection.query("""
-                    INSERT INTO events (event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id,
-                        user_state, app_version, build_number, platform, os_version, device_model, locale, timezone, network_state,
-                        key_id, catalog_version, properties)
-                    SELECT e, n, t, r, i, s, NULLIF(u, ''), us, av, bn, pl, os, dm, lo, tz, ns, k, cv, p::jsonb
-                    FROM unnest(\(ids)::text[], \(names)::text[], \(times)::bigint[], \(received)::bigint[], \(installs)::text[],
-                                \(sessions)::text[], \(users)::text[], \(states)::text[], \(appVersions)::text[], \(builds)::text[],
-                                \(platforms)::text[], \(osVersions)::text[], \(models)::text[], \(locales)::text[], \(zones)::text[],
-                                \(networks)::text[], \(keys)::text[], \(catalogs)::text[], \(properties)::text[])
-                         AS x(e, n, t, r, i, s, u, us, av, bn, pl, os, dm, lo, tz, ns, k, cv, p)
-                    ORDER BY e COLLATE "C"
-                    ON CONFLICT (event_id) DO NOTHING
-                    RETURNING event_id
-                    """, logger: logger)
+                let rows = try await connection.query(columns.insert(), logger: logger)
                 for try await id in rows.decode(String.self) { inserted.insert(id) }
             }
             // A row counts as new only for its first occurrence in the group.
@@ -171,5 +135,56 @@ actor GroupWriter {
             """, logger: logger)
     }
 
-    static func uuidText(_ bytes: [UInt8]) -> String { UUIDText.canonical(bytes) }
+}
+
+/// The group's rows as one array per column of `events` (`EventColumn`), and the one
+/// `INSERT … SELECT FROM unnest(…)` that stores them: rows in `event_id` order (see
+/// ``GroupWriter``), a row whose id is stored already skipped, the new ids returned.
+struct EventArrays {
+    /// Per column by `rawValue`: the values of a text-held column (empty for NULL), else empty.
+    var texts: [[String]] = Array(repeating: [], count: EventColumn.allCases.count)
+    /// Per column by `rawValue`: the values of an integer column, else empty.
+    var integers: [[Int64]] = Array(repeating: [], count: EventColumn.allCases.count)
+
+    mutating func append(_ batch: IngestBatch, row: Int) {
+        for column in EventColumn.allCases {
+            if column.kind == .integer {
+                integers[column.rawValue].append(batch.integer(column, row: row))
+            } else {
+                texts[column.rawValue].append(batch.text(column, row: row) ?? "")
+            }
+        }
+    }
+
+    /// The statement, every array bound as one parameter.
+    func insert() -> PostgresQuery {
+        var bindings = PostgresBindings()
+        var arrays: [String] = [], values: [String] = []
+        for column in EventColumn.allCases {
+            let alias = "c\(column.rawValue)"
+            if column.kind == .integer {
+                bindings.append(integers[column.rawValue])
+                arrays.append("$\(arrays.count + 1)::bigint[]")
+            } else {
+                bindings.append(texts[column.rawValue])
+                arrays.append("$\(arrays.count + 1)::text[]")
+            }
+            switch column.kind {
+            case .json: values.append("\(alias)::jsonb")
+            case _ where column.isNullable: values.append("NULLIF(\(alias), '')")
+            default: values.append(alias)
+            }
+        }
+        let names = EventColumn.allCases.map(\.name).joined(separator: ", ")
+        let aliases = EventColumn.allCases.map { "c\($0.rawValue)" }.joined(separator: ", ")
+        let sql = """
+            INSERT INTO \(EventColumn.tableName) (\(names))
+            SELECT \(values.joined(separator: ", "))
+            FROM unnest(\(arrays.joined(separator: ", "))) AS x(\(aliases))
+            ORDER BY c\(EventColumn.eventID.rawValue) COLLATE "C"
+            ON CONFLICT (event_id) DO NOTHING
+            RETURNING event_id
+            """
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
+    }
 }

@@ -1,33 +1,27 @@
+import HandzAnalyticsCore
+
 /// Accepted events ready to store, packed for a lean write path: every text field of every row
 /// lives in one byte buffer, so a batch of a thousand events is a handful of allocations and the
 /// writer binds straight from it (no `String` per field).
 public struct EventRows: Sendable {
-    /// The text columns of `events`, in bind order.
-    public enum Field: Int, CaseIterable, Sendable {
-        case eventName, installID, sessionID, userID, userState, appVersion, buildNumber, platform, osVersion,
-             deviceModel, locale, timezone, networkState, properties
+    /// A packed column: one of ``fields``.
+    public typealias Field = EventColumn
 
-        public var column: String {
-            switch self {
-            case .eventName: "event_name"
-            case .installID: "install_id"
-            case .sessionID: "session_id"
-            case .userID: "user_id"
-            case .userState: "user_state"
-            case .appVersion: "app_version"
-            case .buildNumber: "build_number"
-            case .platform: "platform"
-            case .osVersion: "os_version"
-            case .deviceModel: "device_model"
-            case .locale: "locale"
-            case .timezone: "timezone"
-            case .networkState: "network_state"
-            case .properties: "properties"
-            }
-        }
+    /// The columns packed per row, in table order: the ones the event supplies as text
+    /// (`EventColumn.eventText`). The id and time are held apart; the request's columns are the
+    /// batch's (``IngestBatch``).
+    public static let fields = EventColumn.eventText
+
+    /// Each column's place among ``fields`` (-1 for a column not packed), by `EventColumn.rawValue`.
+    static let slots: [Int] = EventColumn.allCases.map { column in fields.firstIndex(of: column) ?? -1 }
+
+    static func slot(_ field: Field) -> Int {
+        let slot = slots[field.rawValue]
+        precondition(slot >= 0, "not a packed column")
+        return slot
     }
 
-    static let fieldCount = Field.allCases.count
+    static let fieldCount = fields.count
 
     /// Text bytes of all fields of all rows.
     public private(set) var bytes: [UInt8] = []
@@ -47,7 +41,7 @@ public struct EventRows: Sendable {
     public var count: Int { eventTimes.count }
 
     /// Starts a row: its 16-byte event id and time. Follow with `appendField` once per field, in
-    /// `Field` order.
+    /// ``fields`` order.
     public mutating func beginRow(eventID: (UInt64, UInt64), eventTimeMs: Int64) {
         withUnsafeBytes(of: eventID.0.bigEndian) { eventIDs.append(contentsOf: $0) }
         withUnsafeBytes(of: eventID.1.bigEndian) { eventIDs.append(contentsOf: $0) }
@@ -86,7 +80,7 @@ public struct EventRows: Sendable {
     /// Appends a whole row from strings (for tests and tools).
     public mutating func append(eventID: (UInt64, UInt64), eventTimeMs: Int64, fields: [Field: String]) {
         beginRow(eventID: eventID, eventTimeMs: eventTimeMs)
-        for field in Field.allCases {
+        for field in Self.fields {
             if let value = fields[field] {
                 var value = value
                 value.withUTF8 { appendField(UnsafeRawBufferPointer($0)) }
@@ -112,13 +106,13 @@ public struct EventRows: Sendable {
 
     /// Where one field of one row lies in `bytes`: (offset, length), length -1 for NULL.
     func span(_ row: Int, _ field: Field) -> (offset: Int, length: Int) {
-        let base = (row * Self.fieldCount + field.rawValue) * 2
+        let base = (row * Self.fieldCount + Self.slot(field)) * 2
         return (Int(spans[base]), Int(spans[base + 1]))
     }
 
     /// The bytes of one field of one row, or nil for NULL.
     public func withField<R>(_ row: Int, _ field: Field, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
-        let base = (row * Self.fieldCount + field.rawValue) * 2
+        let base = (row * Self.fieldCount + Self.slot(field)) * 2
         let length = Int(spans[base + 1])
         guard length >= 0 else { return try body(nil) }
         let offset = Int(spans[base])
@@ -176,6 +170,29 @@ public struct IngestBatch: Sendable {
     }
 }
 
+extension IngestBatch {
+    /// Row `row`'s value of a text-held column (`EventColumn.Kind` `.eventID`, `.text`, `.json`)
+    /// as the stores keep it: the event's own fields from ``rows``, the request's from the batch,
+    /// `event_id` as canonical lower-case UUID text.
+    public func text(_ column: EventColumn, row: Int) -> String? {
+        switch column {
+        case .eventID: UUIDText.canonical(Array(rows.eventID(row)))
+        case .keyID: keyID
+        case .catalogVersion: catalogVersion
+        default: rows.string(row, column)
+        }
+    }
+
+    /// Row `row`'s value of an integer column: its event time, or the batch's receive time.
+    public func integer(_ column: EventColumn, row: Int) -> Int64 {
+        switch column {
+        case .eventTimeMs: rows.eventTimes[row]
+        case .receivedTimeMs: receivedTimeMs
+        default: preconditionFailure("\(column.name) is not an integer column")
+        }
+    }
+}
+
 /// The store's answer for one batch, once committed.
 public struct AppendResult: Sendable, Equatable {
     /// Per row of the batch: true when stored now, false when its event_id was already stored.
@@ -192,7 +209,7 @@ extension EventRows {
     public mutating func nullify(_ field: Field, where matches: (UnsafeRawBufferPointer) -> Bool) -> Int {
         var changed = 0
         for row in 0..<count {
-            let base = (row * Self.fieldCount + field.rawValue) * 2
+            let base = (row * Self.fieldCount + Self.slot(field)) * 2
             let (offset, length) = (Int(spans[base]), Int(spans[base + 1]))
             guard length >= 0 else { continue }
             let hit = bytes.withUnsafeBytes { matches(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)])) }

@@ -114,7 +114,7 @@ public final class SQLiteEventStore: @unchecked Sendable {
                 while try statement.step() {
                     let id = statement.blob(0)
                     var event = ExportedEvent.read(text: { statement.text(Int32($0)) }, integer: { statement.int64(Int32($0)) })
-                    event.eventID = id.count == 16 ? UUIDText.canonical(id) : ""
+                    event[.eventID] = .text(id.count == 16 ? UUIDText.canonical(id) : "")
                     try body(event)
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 import HandzSQLite
 
 /// The single writer: a dedicated thread (SQLite calls block, so they stay off the async pool)
@@ -30,8 +31,7 @@ final class StoreWriter: @unchecked Sendable {
     init(database: SQLiteDatabase, configuration: StoreConfiguration) throws {
         self.database = database
         self.configuration = configuration
-        let columns = ["event_id", "event_time_ms", "received_time_ms", "key_id", "catalog_version"] + EventRows.Field.allCases.map(\.column)
-        insertEvent = try database.prepare("INSERT OR IGNORE INTO events(\(columns.joined(separator: ", "))) VALUES (\((1...columns.count).map { "?\($0)" }.joined(separator: ", ")))")
+        insertEvent = try database.prepare(Self.insertEventSQL)
         insertRejected = try database.prepare("INSERT INTO rejected_events(received_time_ms, key_id, event_name, error_codes, errors, byte_size) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         insertBatch = try database.prepare("INSERT INTO batches(received_time_ms, key_id, sent_at_ms, events, accepted, duplicates, rejected, body_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
         upsertFirstSeen = try database.prepare(InstallFirstSeen.upsertSQL)
@@ -43,6 +43,13 @@ final class StoreWriter: @unchecked Sendable {
         self.thread = thread
         thread.start()
     }
+
+    /// One insert of every column of `events` (`EventColumn`), in table order: column N is
+    /// parameter N + 1 (``parameter(_:)``). A row whose event_id is stored already is ignored.
+    static let insertEventSQL = "INSERT OR IGNORE INTO \(EventColumn.tableName)(\(EventColumn.allCases.map(\.name).joined(separator: ", "))) VALUES ("
+        + EventColumn.allCases.map { "?\($0.rawValue + 1)" }.joined(separator: ", ") + ")"
+
+    static func parameter(_ column: EventColumn) -> Int32 { Int32(column.rawValue + 1) }
 
     var isHealthy: Bool {
         condition.lock()
@@ -155,14 +162,14 @@ final class StoreWriter: @unchecked Sendable {
                     let (batchIndex, rowIndex) = owner[row]
                     if batchIndex != currentBatch {
                         currentBatch = batchIndex
-                        try statement.bindInt(batches[batchIndex].receivedTimeMs, at: 3)
-                        try statement.bind(.text(batches[batchIndex].keyID), at: 4)
-                        try statement.bind(.text(batches[batchIndex].catalogVersion), at: 5)
+                        try statement.bindInt(batches[batchIndex].receivedTimeMs, at: Self.parameter(.receivedTimeMs))
+                        try statement.bind(.text(batches[batchIndex].keyID), at: Self.parameter(.keyID))
+                        try statement.bind(.text(batches[batchIndex].catalogVersion), at: Self.parameter(.catalogVersion))
                     }
-                    try statement.bindBlob(UnsafeRawBufferPointer(rebasing: ids[(row * 16)..<(row * 16 + 16)]), at: 1)
-                    try statement.bindInt(rows.eventTimes[row], at: 2)
-                    for field in EventRows.Field.allCases {
-                        let index = Int32(6 + field.rawValue)
+                    try statement.bindBlob(UnsafeRawBufferPointer(rebasing: ids[(row * 16)..<(row * 16 + 16)]), at: Self.parameter(.eventID))
+                    try statement.bindInt(rows.eventTimes[row], at: Self.parameter(.eventTimeMs))
+                    for field in EventRows.fields {
+                        let index = Self.parameter(field)
                         let span = rows.span(row, field)
                         if span.length >= 0 {
                             try statement.bindText(UnsafeRawBufferPointer(rebasing: text[span.offset..<(span.offset + span.length)]), at: index)

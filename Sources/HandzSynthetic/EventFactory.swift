@@ -91,19 +91,11 @@ public struct EventFactory: Sendable {
         let seconds = context.timeMilliseconds >= 0 ? context.timeMilliseconds / 1000 : (context.timeMilliseconds - 999) / 1000
         let millis = context.timeMilliseconds - seconds * 1000
         json.field("event_time_utc", TimestampFormat.format(seconds: seconds, nanoseconds: Int32(millis * 1_000_000)))
-        json.field("app_version", context.appVersion)
-        json.field("build_number", context.buildNumber)
-        json.field("platform", "iOS")
-        json.field("os_version", context.osVersion)
-        json.field("device_model", context.deviceModel)
-        json.field("locale", context.locale)
-        json.field("timezone", context.timeZone)
-        json.field("session_id", context.sessionID)
-        json.field("install_id", context.installID)
-        if let userID = context.userID { json.field("user_id", userID) }
-        json.field("user_state", context.userState)
+        // The envelope's text fields are the stored event's text columns (EventColumn), by name.
+        for column in EventColumn.eventText {
+            if let value = context.envelopeText(column) { json.field(column.name, value) }
+        }
         json.field("analytics_opt_in", optIn)
-        json.field("network_state", context.networkState)
         for (key, rawJSON) in extraTopLevel { json.key(key); json.raw(rawJSON) }
         json.key("properties")
         json.beginObject()

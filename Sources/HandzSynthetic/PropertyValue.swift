@@ -1,3 +1,5 @@
+import HandzAnalyticsCore
+
 /// A scalar property value (the catalog has no containers).
 public enum PropertyValue: Sendable, Equatable {
     case string(String)
@@ -45,5 +47,30 @@ public struct EventContext: Sendable {
         self.locale = locale
         self.timeZone = timeZone
         self.networkState = networkState
+    }
+}
+
+extension EventContext {
+    /// The platform every synthetic event comes from.
+    public static let platform = "iOS"
+
+    /// The context's value of an envelope text column (CH33 §3.2), nil for one it does not
+    /// supply (`event_name`, `properties`, the request's columns) and for `user_id` when signed out.
+    public func envelopeText(_ column: EventColumn) -> String? {
+        switch column {
+        case .installID: installID
+        case .sessionID: sessionID
+        case .userID: userID
+        case .userState: userState
+        case .appVersion: appVersion
+        case .buildNumber: buildNumber
+        case .platform: Self.platform
+        case .osVersion: osVersion
+        case .deviceModel: deviceModel
+        case .locale: locale
+        case .timezone: timeZone
+        case .networkState: networkState
+        case .eventID, .eventName, .eventTimeMs, .receivedTimeMs, .keyID, .catalogVersion, .properties: nil
+        }
     }
 }

@@ -131,7 +131,7 @@ import Testing
         let stored = try database.prepare("SELECT name, \"notnull\" FROM pragma_table_info('\(InstallFirstSeen.table)') ORDER BY cid").query { ($0.text(0)!, $0.int64(1) == 0) }
         #expect(InstallFirstSeen.table == InstallFirstSeenTable.name)
         #expect(stored.map(\.0) == InstallFirstSeenTable.columns.map(\.name))
-        #expect(stored.map(\.1) == InstallFirstSeenTable.columns.map(\.nullable))
+        #expect(stored.allSatisfy { !$0.1 }, "every column NOT NULL")
         for dialect in SQLDialect.allCases {
             #expect(EventsDDL.createTable(dialect).contains("CREATE TABLE install_first_seen ("), "\(dialect)")
         }

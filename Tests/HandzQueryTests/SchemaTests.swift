@@ -13,7 +13,7 @@ import Testing
         let database = try SQLiteDatabase(path: store.path, readOnly: true)
         let stored = try database.prepare("SELECT name, \"notnull\" FROM pragma_table_info('events') ORDER BY cid").query { ($0.text(0)!, $0.int64(1) == 0) }
         #expect(stored.map(\.0) == EventsTable.columns.map(\.name))
-        #expect(stored.map(\.1) == EventsTable.columns.map(\.nullable))
+        #expect(stored.map(\.1) == EventsTable.columns.map(\.isNullable))
     }
 
     @Test("every dialect's DDL names every column once")

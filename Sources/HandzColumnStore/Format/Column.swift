@@ -107,14 +107,14 @@ public enum IntegerCell {
 
 /// The names of a chunk's fixed columns; a property's column is `properties.` + its key.
 public enum ColumnName {
-    public static let installID = "install_id"
-    public static let eventTime = "event_time_ms"
-    public static let eventID = "event_id"
-    public static let receivedTime = "received_time_ms"
-    public static let sessionID = "session_id"
-    public static let userID = "user_id"
-    public static let catalogVersion = "catalog_version"
-    static let propertyPrefix = "properties."
+    public static let installID = EventColumn.installID.name
+    public static let eventTime = EventColumn.eventTimeMs.name
+    public static let eventID = EventColumn.eventID.name
+    public static let receivedTime = EventColumn.receivedTimeMs.name
+    public static let sessionID = EventColumn.sessionID.name
+    public static let userID = EventColumn.userID.name
+    public static let catalogVersion = EventColumn.catalogVersion.name
+    static let propertyPrefix = EventColumn.properties.name + "."
 
     public static func property(_ key: String) -> String { propertyPrefix + key }
 

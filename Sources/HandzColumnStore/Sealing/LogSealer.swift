@@ -20,9 +20,9 @@ public struct LogSealer {
     /// Rows held in builders before they are written as parts.
     public var rowsPerPart = 1_000_000
 
-    /// The envelope's text columns a chunk keeps besides the ids (EventsTable's text columns but
-    /// the event name, which names the chunk).
-    static let envelopeTextColumns = EventsTable.columns.filter { $0.type == .text && $0.name != "event_name" }.map(\.name)
+    /// The text columns a chunk keeps (`EventColumn.textColumns` but the event name, which
+    /// names the chunk), by column name.
+    static let envelopeTextColumns = EventColumn.textColumns.filter { $0 != .eventName }.map(\.name)
 
     public struct Outcome: Sendable, Equatable {
         public var sealedRows: Int
@@ -112,7 +112,8 @@ public struct LogSealer {
     }
 
     /// The log's columns a seal reads, in ``LogRows``' order.
-    static let selectList = (["rowid", "event_id", "event_name", "event_time_ms", "received_time_ms"] + envelopeTextColumns + ["properties"])
+    static let selectList = (["rowid"] + [EventColumn.eventID, .eventName, .eventTimeMs, .receivedTimeMs].map(\.name)
+                             + envelopeTextColumns + [EventColumn.properties.name])
         .joined(separator: ", ")
 
     /// The stored properties object: each scalar member into its column (`properties.KEY`);

@@ -1,3 +1,5 @@
+import HandzAnalyticsCore
+
 /// Where a query reads its events from.
 ///
 /// Every builder reads a relation named `events` with the columns of ``EventsTable``. By
@@ -42,13 +44,13 @@ public enum EventSource: Sendable, Equatable {
             reader = "json.`\(files)`"
         case .clickhouse:
             let structure = EventsTable.columns
-                .map { "\($0.name) \(EventsDDL.type($0.type == .eventID || $0.type == .json ? .text : $0.type, .clickhouse, nullable: $0.nullable))" }
+                .map { "\($0.name) \(EventsDDL.type($0.kind == .eventID || $0.kind == .json ? .text : $0.kind, .clickhouse, nullable: $0.isNullable))" }
                 .joined(separator: ", ")
             let function = root.hasPrefix("http://") || root.hasPrefix("https://") ? "s3" : "file"
             reader = "\(function)(\(try dialect.literal(files)), 'JSONEachRow', \(try dialect.literal(structure)))"
         case .duckdb:
             let columns = EventsTable.columns
-                .map { "'\($0.name)': '\($0.type == .integer ? "BIGINT" : "VARCHAR")'" }
+                .map { "'\($0.name)': '\($0.kind == .integer ? "BIGINT" : "VARCHAR")'" }
                 .joined(separator: ", ")
             reader = "read_ndjson(\(try dialect.literal(files)), columns = {\(columns)})"
         case .sqlite, .postgres, .bigquery:
@@ -58,7 +60,7 @@ public enum EventSource: Sendable, Equatable {
         // from the JSON, so its columns are cast to the table's types here.
         let projection = EventsTable.columns.map { column -> String in
             guard dialect == .spark else { return column.name }
-            return "CAST(\(column.name) AS \(column.type == .integer ? "BIGINT" : "STRING")) AS \(column.name)"
+            return "CAST(\(column.name) AS \(column.kind == .integer ? "BIGINT" : "STRING")) AS \(column.name)"
         }
         return ["\(EventsTable.name) AS (\n  SELECT \(projection.joined(separator: ",\n         "))\n  FROM \(reader)\n)"]
     }

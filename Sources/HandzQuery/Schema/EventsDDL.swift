@@ -1,10 +1,12 @@
+import HandzAnalyticsCore
+
 /// `CREATE TABLE events` for the engines an analyst moves to (`handz-analytics sql ddl`), followed
 /// by the `install_first_seen` table the cohort KPIs read beside it (``InstallFirstSeenTable``). The
 /// embedded SQLite store's own DDL is `HandzStore.StoreSchema`; a test keeps the two in step.
 public enum EventsDDL {
     public static func createTable(_ dialect: SQLDialect) -> String {
         let lines = EventsTable.columns.map { column in
-            "    \(column.name) \(type(column.type, dialect, nullable: column.nullable))"
+            "    \(column.name) \(columnType(column, dialect))"
         }
         var sql = "CREATE TABLE \(EventsTable.name) (\n" + lines.joined(separator: ",\n") + "\n)"
         switch dialect {
@@ -24,7 +26,12 @@ public enum EventsDDL {
         return sql + InstallFirstSeenTable.createTable(dialect)
     }
 
-    static func type(_ type: EventsTable.ColumnType, _ dialect: SQLDialect, nullable: Bool) -> String {
+    /// `column`'s type in `dialect`'s DDL, with its nullability (what each store's table must have).
+    public static func columnType(_ column: EventColumn, _ dialect: SQLDialect) -> String {
+        type(column.kind, dialect, nullable: column.isNullable)
+    }
+
+    static func type(_ type: EventColumn.Kind, _ dialect: SQLDialect, nullable: Bool) -> String {
         let base: String
         switch (type, dialect) {
         case (.eventID, .sqlite): base = "BLOB"

@@ -1,3 +1,5 @@
+import HandzAnalyticsCore
+
 /// `install_first_seen`: each install's first-seen time, which the cohort KPIs read beside
 /// `events` (issue 32 §6). The stores keep it (`HandzStore.InstallFirstSeen`, the PostgreSQL
 /// store's migration 4): one row per install that sent an `app_open`, holding the earliest
@@ -11,17 +13,17 @@ public enum InstallFirstSeenTable {
     public static let name = "install_first_seen"
 
     /// Its columns, in the store's order: the id and two epoch-ms times, none nullable.
-    public static let columns: [EventsTable.Column] = [
-        EventsTable.Column(name: "install_id", type: .text, nullable: false),
-        EventsTable.Column(name: "first_app_open_ms", type: .integer, nullable: false),
-        EventsTable.Column(name: "last_received_ms", type: .integer, nullable: false),
+    public static let columns: [(name: String, kind: EventColumn.Kind)] = [
+        (EventColumn.installID.name, .text),
+        ("first_app_open_ms", .integer),
+        ("last_received_ms", .integer),
     ]
 
     /// `CREATE TABLE install_first_seen` for the engine, keyed by `install_id` where the engine has keys.
     public static func createTable(_ dialect: SQLDialect) -> String {
         let lines = columns.map { column in
-            "    \(column.name) \(EventsDDL.type(column.type, dialect, nullable: column.nullable))"
-                + (column.name == "install_id" && [.sqlite, .postgres, .duckdb].contains(dialect) ? " PRIMARY KEY" : "")
+            "    \(column.name) \(EventsDDL.type(column.kind, dialect, nullable: false))"
+                + (column.name == EventColumn.installID.name && [.sqlite, .postgres, .duckdb].contains(dialect) ? " PRIMARY KEY" : "")
         }
         var sql = "CREATE TABLE \(name) (\n" + lines.joined(separator: ",\n") + "\n)"
         switch dialect {
