@@ -91,11 +91,25 @@ final class StoreWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Copies the WAL into the database and empties it, as the writer stops. Without it a large
+    /// WAL (a migration, a long import) outlived the process — the writer's connection is not
+    /// closed before exit — and every later process that opened the store read the whole WAL to
+    /// rebuild its index first: 0.13 s of `funnel F0`'s 0.30 s behind a 300 MB WAL (issue 33).
+    /// Never waits: with a reader in a snapshot (`serve`'s seal) the WAL stays, for the next
+    /// writer to checkpoint.
+    private func truncateWAL() {
+        _ = try? database.execute("PRAGMA busy_timeout = 0")
+        _ = try? database.scalar("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
     private func run() {
         while true {
             condition.lock()
             while queue.isEmpty && !closing { condition.wait() }
             if queue.isEmpty && closing {
+                condition.unlock()
+                truncateWAL()
+                condition.lock()
                 stopped = true
                 condition.broadcast()
                 condition.unlock()

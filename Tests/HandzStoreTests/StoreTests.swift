@@ -46,6 +46,21 @@ import Testing
         }
     }
 
+    @Test("closing the store leaves its WAL empty, so the next process to open it has none to replay")
+    func closeEmptiesTheWAL() async throws {
+        try await withStore { store, directory in
+            _ = try await store.append(Self.batch(Self.rows((0..<200).map { (9, UInt64($0)) })))
+            let wal = directory.appendingPathComponent("events.sqlite-wal").path
+            let before = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+            #expect(before > 0, "the append is in the WAL until a checkpoint")
+            store.closeNow()
+            let after = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+            #expect(after == 0)
+            let reopened = try SQLiteDatabase(path: directory.appendingPathComponent("events.sqlite").path, readOnly: true)
+            #expect(try reopened.scalar("SELECT COUNT(*) FROM events") == 200)
+        }
+    }
+
     @Test("concurrent appends all commit, each answered with its own rows")
     func concurrentAppends() async throws {
         try await withStore { store, _ in
