@@ -64,6 +64,30 @@ public struct JSONObjectReader {
         return key
     }
 
+    /// Opens the array at the cursor; pass the returned flag to ``nextElement(_:)`` until it is false.
+    public mutating func beginArray() throws(Malformed) -> Bool {
+        scanner.skipWhitespace()
+        guard scanner.peek == UInt8(ascii: "[") else { throw Malformed() }
+        scanner.pos += 1
+        return true
+    }
+
+    /// Whether another element follows (the cursor then sits before it), false after the
+    /// array's `]`. `first` is the flag ``beginArray()`` returned, kept by the caller per array.
+    public mutating func nextElement(_ first: inout Bool) throws(Malformed) -> Bool {
+        scanner.skipWhitespace()
+        guard !scanner.atEnd else { throw Malformed() }
+        if scanner.peek == UInt8(ascii: "]") { scanner.pos += 1; return false }
+        if !first {
+            guard scanner.peek == UInt8(ascii: ",") else { throw Malformed() }
+            scanner.pos += 1
+            scanner.skipWhitespace()
+        }
+        first = false
+        guard !scanner.atEnd else { throw Malformed() }
+        return true
+    }
+
     /// Whether the value at the cursor is an object.
     public var atObject: Bool { scanner.peek == UInt8(ascii: "{") }
 

@@ -5,7 +5,7 @@ import Foundation
 /// rewrite writes its new files first (each flushed), then replaces `manifest.json` atomically
 /// (written, flushed, renamed, directory flushed), then removes what the old manifest listed and the new
 /// one does not. A crash at any step leaves a manifest that lists only complete files.
-public struct ColumnManifest: Codable, Equatable, Sendable {
+public struct ColumnManifest: Encodable, Equatable, Sendable {
     public static let fileName = "manifest.json"
     /// 2: with the per-session rollup (``sessionChunks``). A store of format 1 is read (its
     /// crash-free sessions from every event) and resealed by its next writer.
@@ -51,32 +51,20 @@ public struct ColumnManifest: Codable, Equatable, Sendable {
         case logChanges = "log_changes"
     }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        format = try container.decode(Int.self, forKey: .format)
-        generation = try container.decode(Int.self, forKey: .generation)
-        sealedThroughRowID = try container.decode(Int64.self, forKey: .sealedThroughRowID)
-        logChanges = try container.decode(Int64.self, forKey: .logChanges)
-        uuids = try container.decode(DictionaryFile.self, forKey: .uuids)
-        strings = try container.decode(DictionaryFile.self, forKey: .strings)
-        chunks = try container.decode([ChunkEntry].self, forKey: .chunks)
-        sessionChunks = try container.decodeIfPresent([ChunkEntry].self, forKey: .sessionChunks) ?? []
-    }
-
     init(format: Int, generation: Int, sealedThroughRowID: Int64, logChanges: Int64, uuids: DictionaryFile, strings: DictionaryFile,
          chunks: [ChunkEntry], sessionChunks: [ChunkEntry] = []) {
         (self.format, self.generation, self.sealedThroughRowID, self.logChanges) = (format, generation, sealedThroughRowID, logChanges)
         (self.uuids, self.strings, self.chunks, self.sessionChunks) = (uuids, strings, chunks, sessionChunks)
     }
 
-    public struct DictionaryFile: Codable, Equatable, Sendable {
+    public struct DictionaryFile: Encodable, Equatable, Sendable {
         public var file: String
         /// Entries that count; the file may hold more (a crashed seal's), which are cut.
         public var count: Int
         public var bytes: Int
     }
 
-    public struct ChunkEntry: Codable, Equatable, Sendable {
+    public struct ChunkEntry: Encodable, Equatable, Sendable {
         public var file: String
         public var event: String
         /// Days since 1970-01-01 UTC.
@@ -104,9 +92,7 @@ public struct ColumnManifest: Codable, Equatable, Sendable {
         strings: DictionaryFile(file: "strings.dict", count: 0, bytes: 0), chunks: [])
 
     static func decode(_ bytes: [UInt8]) throws(ColumnStoreError) -> ColumnManifest {
-        let decoder = JSONDecoder()
-        let manifest: ColumnManifest
-        do { manifest = try decoder.decode(ColumnManifest.self, from: Data(bytes)) } catch {
+        guard let manifest = bytes.withUnsafeBytes({ ManifestReader.read($0) }) else {
             throw ColumnStoreError(.corruptFile, file: fileName, reason: "not a column-store manifest")
         }
         guard readableFormats.contains(manifest.format) else {
