@@ -65,7 +65,8 @@ public struct ColumnFunnel: Sendable {
             let ids = try read.ids()
             let (always, filtered) = try rowMatchers.plan(read, strings: store.strings)
             var part = FunnelRows.Part(labels: try breakdownColumn.map { try read.labels($0, dictionaries: store.strings) },
-                                       values: try linkColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) })
+                                       values: try linkColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) },
+                                       capacity: chunk.rows)
             if let chainKey { part.values = [try chainKey[chunk.eventName].map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) } ?? Array(repeating: 0, count: chunk.rows)] }
             let keyedChecks = try keyedSteps.map { step throws(ColumnStoreError) in (step.bit, try read.textKeys(step.column, store.textKeys)) }
             for row in 0..<chunk.rows {
@@ -82,7 +83,7 @@ public struct ColumnFunnel: Sendable {
             }
             return part
         }
-        var rows = FunnelRows()
+        var rows = FunnelRows(reserving: parts.reduce(0) { $0 + $1.keys.count })
         for part in parts { rows.add(part) }
         rows.hand(to: &evaluator)
         if let success = query.funnel.successCondition, success.events.isEmpty {
@@ -218,8 +219,13 @@ struct FunnelRows {
         var labels: [String?]?
         var values: [[UInt64]]
 
-        init(labels: [String?]?, values: [[UInt64]]) {
+        init(labels: [String?]?, values: [[UInt64]], capacity: Int) {
             (self.labels, self.values) = (labels, values)
+            keys.reserveCapacity(capacity)
+            times.reserveCapacity(capacity)
+            ids.reserveCapacity(capacity)
+            steps.reserveCapacity(capacity)
+            rows.reserveCapacity(capacity)
         }
 
         mutating func add(actorKey: UInt64, timeMs: Int64, eventID: UUIDWords, steps mask: UInt32, row: Int32) {
@@ -240,6 +246,16 @@ struct FunnelRows {
     var chunkLabels: [[String?]?] = []
     var chunkValues: [[[UInt64]]] = []
 
+    /// Room for `rows` rows, so gathering the parts copies each row once (growing the arrays
+    /// part by part copied them again at every doubling: 7% of F0, perf).
+    init(reserving rows: Int) {
+        keys.reserveCapacity(rows)
+        times.reserveCapacity(rows)
+        ids.reserveCapacity(rows)
+        steps.reserveCapacity(rows)
+        places.reserveCapacity(rows)
+    }
+
     mutating func add(_ part: Part) {
         let chunk = Int32(chunkLabels.count)
         chunkLabels.append(part.labels)
@@ -248,7 +264,7 @@ struct FunnelRows {
         times += part.times
         ids += part.ids
         steps += part.steps
-        places += part.rows.map { (chunk, $0) }
+        for row in part.rows { places.append((chunk, row)) }
     }
 
     /// Adds every row to `evaluator`, actors numbered in the order of their keys ("k" + key, as
