@@ -49,7 +49,7 @@ build_core_targets() {
   done
   # The column store's pure format and its manifest (the readers column_chunk fuzzes).
   mkdir -p "$dir/columns"
-  for file in $(find Sources/HandzColumnStore/Format -name '*.swift' | sort) Sources/HandzColumnStore/Files/ColumnManifest.swift \
+  for file in $(find Sources/HandzColumnStore/Format -name '*.swift' | sort) Sources/HandzColumnStore/Files/ColumnManifest.swift Sources/HandzColumnStore/Files/ManifestReader.swift \
               Sources/HandzColumnStore/Files/ColumnStoreError.swift; do
     sed '/^import HandzAnalyticsCore$/d' "$file" > "$dir/columns/$(basename "$file")"
   done
