@@ -92,9 +92,16 @@ struct LoaderState {
 
     /// Parses YAML text; on failure records the problem (duplicate keys at the duplicate's line,
     /// syntax errors at theirs) and returns nil.
+    ///
+    /// Plain scalars are left untyped (Yams' `basic` resolver): the reader takes every value as
+    /// its text and checks it itself (``YAMLReader``), so YAML 1.1's implicit types (`yes`, `0x1F`,
+    /// dates) never apply, and two keys are duplicates exactly when their text is the same. It is
+    /// also what every command pays at start: the default resolver matched each scalar against
+    /// regular expressions, twice, for the duplicate-key check's hashing (6 % of a whole
+    /// `funnel F0` process, perf; issue 33).
     static func compose(_ text: String, file: String, problems: inout [CatalogProblem]) -> Node?? {
         do {
-            return .some(try Yams.compose(yaml: text))
+            return .some(try Yams.compose(yaml: text, .basic))
         } catch YamlError.duplicatedKeysInMapping(let duplicates, let context) {
             for key in duplicates.sorted() {
                 let line = secondOccurrence(of: key, in: text, from: context.mark.line) ?? context.mark.line
