@@ -1,4 +1,5 @@
 import Foundation
+import HandzSigning
 
 /// Plan state (CH33 §3.2 `user_state`, CH08 §1).
 public enum UserState: String, Sendable, CaseIterable { case guest, free, trial, pro }
@@ -34,10 +35,16 @@ public struct StaticDeviceContext: DeviceContextProvider {
 }
 
 /// Everything the client can be told. Defaults follow CH33 §9 and CH33-P7.
+///
+/// The key is the pair `handz-analytics keys create --scope ingest` prints: its id (`hzk_…`) and
+/// its secret as 64 hex digits. Pass them as printed to ``init(endpoint:keyID:secretHex:queuePath:)``.
+/// Ship only an `ingest` key in an app: it can send events and read the client settings, nothing else.
 public struct ClientConfiguration: Sendable {
     /// The ingestion endpoint's base URL (`POST <endpoint>/v1/batch`).
     public var endpoint: URL
+    /// The ingestion key's id, `hzk_` and 12 hex digits, sent in every request's signature.
     public var keyID: String
+    /// The key's 32-byte HMAC secret; it signs every request and is never sent.
     public var secret: [UInt8]
     /// The queue's SQLite file.
     public var queuePath: String
@@ -65,10 +72,44 @@ public struct ClientConfiguration: Sendable {
     /// fetch happens only when the client is about to upload (or is switched off by the server).
     public var settingsRefreshInterval: TimeInterval = 3_600
 
+    /// A configuration with the secret as bytes. Prefer ``init(endpoint:keyID:secretHex:queuePath:)``,
+    /// which takes the key as `keys create` prints it and checks it.
     public init(endpoint: URL, keyID: String, secret: [UInt8], queuePath: String) {
         self.endpoint = endpoint
         self.keyID = keyID
         self.secret = secret
         self.queuePath = queuePath
+    }
+
+    /// A configuration with the key as `handz-analytics keys create` prints it: the id and the
+    /// secret's 64 hex digits (either case). Throws ``ClientConfigurationError`` for an id or a
+    /// secret the endpoint would refuse, before anything is queued; the error never holds the secret.
+    public init(endpoint: URL, keyID: String, secretHex: String, queuePath: String) throws(ClientConfigurationError) {
+        guard IngestionKey.isValidID(keyID) else { throw ClientConfigurationError(.invalidKeyID) }
+        guard let secret = IngestionKey.secret(fromHex: secretHex) else { throw ClientConfigurationError(.invalidSecret) }
+        self.init(endpoint: endpoint, keyID: keyID, secret: secret, queuePath: queuePath)
+    }
+}
+
+/// A key the client cannot use, found when it is configured. The message names what is wrong,
+/// never the secret or any part of it.
+public struct ClientConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The key id is empty, longer than 64 characters, or has characters other than
+        /// letters, digits, `_` and `-`.
+        case invalidKeyID = "invalid_key_id"
+        /// The secret is not exactly 64 hex digits.
+        case invalidSecret = "invalid_secret"
+    }
+
+    public let code: Code
+
+    public init(_ code: Code) { self.code = code }
+
+    public var description: String {
+        switch code {
+        case .invalidKeyID: "\(code.rawValue): the key id is not one `handz-analytics keys create` prints (hzk_ and 12 hex digits)"
+        case .invalidSecret: "\(code.rawValue): the secret must be exactly \(IngestionKey.secretHexLength) hex digits, as `handz-analytics keys create` prints it"
+        }
     }
 }

@@ -40,6 +40,8 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
             try await migrate()
         } catch {
             runTask.cancel()
+            // A database a newer binary migrated: said as it is (a rollback), not as unreachable.
+            if let error = error as? StoreSchemaError { throw error }
             // 42501 insufficient_privilege: a least-privilege role (scripts/postgres-roles.sql) met
             // a schema that still needs a migration, which only the tables' owner may run.
             if let error = error as? PSQLError, error.serverInfo?[.sqlState] == "42501" {
@@ -94,6 +96,7 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
         for try await version in try await connection.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger).decode(Int.self) {
             applied = version
         }
+        try StoreSchemaError.refuseNewer(found: applied, supported: PostgresSchema.migrations.last!.version)
         for migration in PostgresSchema.migrations where migration.version > applied {
             _ = try await connection.query("BEGIN", logger: logger)
             do {

@@ -40,10 +40,18 @@ public struct IngestionKey: Codable, Sendable, Equatable, CustomStringConvertibl
     public static let secretHexLength = 64
 
     /// Whether `secretHex` is exactly ``secretHexLength`` hex digits (`0-9`, `a-f`, `A-F`).
-    public var hasValidSecret: Bool {
-        secretHex.utf8.count == Self.secretHexLength && secretHex.utf8.allSatisfy {
+    public var hasValidSecret: Bool { Self.isValidSecretHex(secretHex) }
+
+    /// Whether `hex` is a secret's documented form: exactly ``secretHexLength`` hex digits.
+    public static func isValidSecretHex(_ hex: String) -> Bool {
+        hex.utf8.count == secretHexLength && hex.utf8.allSatisfy {
             ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46)
         }
+    }
+
+    /// The secret's bytes when `hex` is a valid secret (``isValidSecretHex(_:)``), else nil.
+    public static func secret(fromHex hex: String) -> [UInt8]? {
+        isValidSecretHex(hex) ? Hex.decode(hex) : nil
     }
     public var isActive: Bool { status == .active }
 

@@ -118,6 +118,7 @@ public enum StoreSchema {
     public static func migrate(_ database: SQLiteDatabase, nowMs: Int64) throws {
         try database.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_time_ms INTEGER NOT NULL, description TEXT NOT NULL)")
         let applied = try database.scalar("SELECT COALESCE(MAX(version), 0) FROM schema_migrations") ?? 0
+        try StoreSchemaError.refuseNewer(found: Int(applied), supported: currentVersion)
         for migration in migrations where migration.version > applied {
             try database.transaction {
                 try database.execute(migration.sql)
@@ -125,5 +126,30 @@ public enum StoreSchema {
                     .run([.integer(Int64(migration.version)), .integer(nowMs), .text(migration.description)])
             }
         }
+    }
+}
+
+/// A store written by a newer binary than this one: refused before anything is read or written,
+/// so a rollback to an older binary cannot misread or damage what the newer one wrote. The way
+/// back is the newer binary, or the backup taken before the upgrade (HandzStore documentation,
+/// *Stored events*, "Upgrades and rollbacks").
+public struct StoreSchemaError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The store's schema version (the highest migration it records).
+    public let found: Int
+    /// The newest schema version this binary knows.
+    public let supported: Int
+
+    public init(found: Int, supported: Int) {
+        (self.found, self.supported) = (found, supported)
+    }
+
+    /// Throws when `found` is newer than `supported`.
+    public static func refuseNewer(found: Int, supported: Int) throws(StoreSchemaError) {
+        if found > supported { throw StoreSchemaError(found: found, supported: supported) }
+    }
+
+    public var description: String {
+        "newer_schema: the store is at schema version \(found), newer than this binary's \(supported) — it was upgraded by a "
+            + "newer handz-analytics; run that version, or restore the backup taken before the upgrade (nothing was changed)"
     }
 }

@@ -3,7 +3,8 @@
 // the way the iOS guide says — `traits: []`, so none of the server's or the tools' packages are
 // resolved. scripts/check-consumer.sh lays this out next to a copy of the repository named
 // `HandzAnalytics` (as an app's checkout would be named), holds the resolved packages to the
-// budget in README "Instrument an iOS app", builds it, and has it send a batch to a real server.
+// budget the client's guide states (HandzAnalyticsClient documentation, article *The first hour*:
+// 2 besides this package), builds it, and has it send a batch to a real server.
 import PackageDescription
 
 let package = Package(

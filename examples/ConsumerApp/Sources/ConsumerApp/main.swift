@@ -11,16 +11,15 @@ guard arguments.count == 4, let endpoint = URL(string: arguments[1]),
     FileHandle.standardError.write(Data("usage: HANDZ_SECRET_HEX=... ConsumerApp ENDPOINT KEY_ID QUEUE_PATH\n".utf8))
     exit(2)
 }
-let hex = Array(secretHex.utf8)
-guard hex.count % 2 == 0, let secret = Optional(stride(from: 0, to: hex.count, by: 2).compactMap { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16) }),
-      secret.count == hex.count / 2 else {
-    FileHandle.standardError.write(Data("the secret is not hex\n".utf8))
+// The key as `handz-analytics keys create` printed it; a malformed one is refused here, by code.
+let configuration: ClientConfiguration
+do {
+    configuration = try ClientConfiguration(endpoint: endpoint, keyID: arguments[2], secretHex: secretHex, queuePath: arguments[3])
+} catch {
+    FileHandle.standardError.write(Data("consumer: \(error)\n".utf8))
     exit(2)
 }
-
-let client = try AnalyticsClient(
-    configuration: ClientConfiguration(endpoint: endpoint, keyID: arguments[2], secret: secret, queuePath: arguments[3]),
-    context: StaticDeviceContext(), platform: nil)
+let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext(), platform: nil)
 client.track(AppOpen(startType: .cold, launchSource: .direct))
 let delivered = client.drain(timeout: 30)
 let diagnostics = client.diagnostics()
