@@ -38,24 +38,13 @@ public struct JSONObjectReader {
 
     /// Opens the object at the cursor; pass the returned flag to ``nextKey(_:)`` until it is nil.
     public mutating func beginObject() throws(Malformed) -> Bool {
-        scanner.skipWhitespace()
-        guard scanner.peek == UInt8(ascii: "{") else { throw Malformed() }
-        scanner.pos += 1
-        return true
+        try open(UInt8(ascii: "{"))
     }
 
     /// The next member's key (the cursor then sits before its value), or nil after the object's
     /// `}`. `first` is the flag ``beginObject()`` returned, kept by the caller per object.
     public mutating func nextKey(_ first: inout Bool) throws(Malformed) -> UnsafeRawBufferPointer? {
-        scanner.skipWhitespace()
-        guard !scanner.atEnd else { throw Malformed() }
-        if scanner.peek == UInt8(ascii: "}") { scanner.pos += 1; return nil }
-        if !first {
-            guard scanner.peek == UInt8(ascii: ",") else { throw Malformed() }
-            scanner.pos += 1
-            scanner.skipWhitespace()
-        }
-        first = false
+        guard try advance(&first, closing: UInt8(ascii: "}")) else { return nil }
         let key = try string()
         scanner.skipWhitespace()
         do { try scanner.expect(UInt8(ascii: ":")) } catch { throw Malformed() }
@@ -66,25 +55,37 @@ public struct JSONObjectReader {
 
     /// Opens the array at the cursor; pass the returned flag to ``nextElement(_:)`` until it is false.
     public mutating func beginArray() throws(Malformed) -> Bool {
-        scanner.skipWhitespace()
-        guard scanner.peek == UInt8(ascii: "[") else { throw Malformed() }
-        scanner.pos += 1
-        return true
+        try open(UInt8(ascii: "["))
     }
 
     /// Whether another element follows (the cursor then sits before it), false after the
     /// array's `]`. `first` is the flag ``beginArray()`` returned, kept by the caller per array.
     public mutating func nextElement(_ first: inout Bool) throws(Malformed) -> Bool {
+        guard try advance(&first, closing: UInt8(ascii: "]")) else { return false }
+        guard !scanner.atEnd else { throw Malformed() }
+        return true
+    }
+
+    /// Steps past the container's opening `bracket`; true, the caller's `first` flag.
+    private mutating func open(_ bracket: UInt8) throws(Malformed) -> Bool {
+        scanner.skipWhitespace()
+        guard scanner.peek == bracket else { throw Malformed() }
+        scanner.pos += 1
+        return true
+    }
+
+    /// Steps to the container's next entry: past its `closing` bracket (false), or past the
+    /// comma before every entry but the first (true).
+    private mutating func advance(_ first: inout Bool, closing: UInt8) throws(Malformed) -> Bool {
         scanner.skipWhitespace()
         guard !scanner.atEnd else { throw Malformed() }
-        if scanner.peek == UInt8(ascii: "]") { scanner.pos += 1; return false }
+        if scanner.peek == closing { scanner.pos += 1; return false }
         if !first {
             guard scanner.peek == UInt8(ascii: ",") else { throw Malformed() }
             scanner.pos += 1
             scanner.skipWhitespace()
         }
         first = false
-        guard !scanner.atEnd else { throw Malformed() }
         return true
     }
 
