@@ -67,6 +67,25 @@ def check(ok, what):
 
 # ----------------------------------------------------------------------------- HTTP (urllib)
 
+
+def page_replaced(old):
+    """A wait condition: the page that held `old` has gone. Selenium's staleness_of asks the old
+    element whether it is enabled; while Chromium swaps documents, DevTools may answer "Node with
+    given id does not belong to the document" instead of a stale-element error. Both mean the old
+    page is gone, so both end the wait. (Retrying the whole step instead is wrong for steps that
+    change state: a second logout finds no logout button.)"""
+    def condition(driver):
+        try:
+            old.is_enabled()
+            return False
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as error:
+            if "does not belong to the document" in str(error):
+                return True
+            raise
+    return condition
+
 class NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, req, fp, code, msg, headers, newurl):
         return None  # the 3xx surfaces as an HTTPError, its Location unfollowed
@@ -238,7 +257,7 @@ class Browser:
         """Clicks a submit button and waits for the next page to load."""
         old = self.driver.find_element(By.TAG_NAME, "html")
         self.click(button)
-        if self.wait(EC.staleness_of(old), f"{what}: a new page") is not None:
+        if self.wait(page_replaced(old), f"{what}: a new page") is not None:
             self.loaded()
 
     def set_value(self, css, value):
@@ -610,7 +629,7 @@ def step_logout(browser, opts):
         browser.driver.execute_script(
             "const f = document.createElement('form'); f.method = 'post'; f.action = '/dashboards/logout';"
             "document.body.appendChild(f); f.submit();")
-        if browser.wait(EC.staleness_of(old), "logout: a new page") is not None:
+        if browser.wait(page_replaced(old), "logout: a new page") is not None:
             browser.loaded()
     browser.shot("logout")
     browser.get("/dashboards/")
