@@ -1,16 +1,21 @@
 import ArgumentParser
 import Foundation
+import HandzAnalyticsCore
 
 /// `handz-analytics`: the Handz analytics pipeline's command line — validate events against the
 /// catalog, check and export the catalog, and generate synthetic corpora.
 struct HandzAnalytics: AsyncParsableCommand {
+    /// The commands in four groups, by who runs them (issue 37 §3): the operator's ingest side,
+    /// the analyst's, the catalog's owners, and the operator's upkeep of a store.
     static let configuration = CommandConfiguration(
         commandName: "handz-analytics",
         abstract: "Validate, ingest and analyse Handz analytics events against the canonical catalog (CH33).",
-        subcommands: [
-            Serve.self, Validate.self, CatalogCommand.self, LintCommand.self, Corpus.self, Keys.self, Stats.self, LayerCommand.self, ForgetUser.self, Purge.self, Deletions.self,
-            Codegen.self, Send.self, QueueCommand.self,
-            Simulate.self, Import.self, Funnel.self, KPI.self, SQLCommand.self, Export.self, DashboardCommand.self, QA.self,
+        version: HandzRelease.version,
+        groupedSubcommands: [
+            CommandGroup(name: "Ingest", subcommands: [Serve.self, Keys.self, Send.self, QueueCommand.self, Import.self, Validate.self]),
+            CommandGroup(name: "Analyse", subcommands: [Funnel.self, KPI.self, DashboardCommand.self, SQLCommand.self, Export.self, Stats.self]),
+            CommandGroup(name: "Catalog", subcommands: [CatalogCommand.self, LintCommand.self, Codegen.self, QA.self, Corpus.self, Simulate.self]),
+            CommandGroup(name: "Operate", subcommands: [LayerCommand.self, ForgetUser.self, Deletions.self, Purge.self]),
         ]
     )
 }
@@ -21,7 +26,7 @@ struct HandzAnalytics: AsyncParsableCommand {
 enum Main {
     static func main() async {
         do {
-            var command = try HandzAnalytics.parseAsRoot()
+            var command = try HandzAnalytics.parseAsRoot(try ServeSettings.commandLine(CommandLine.arguments.dropFirst()))
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -44,10 +44,11 @@ public final class ChildProcess: @unchecked Sendable {
     ///   - standardInput: `.nullDevice` or `.file`.
     ///   - standardOutput: `.nullDevice` or `.file`.
     ///   - standardError: any; `.standardOutput` shares standard output's file.
+    ///   - environment: variables set for the child on top of the ones it inherits.
     /// - Throws: ``SpawnFailure`` when `posix_spawn` refuses (no such file, not executable, …).
     public init(executable: String, arguments: [String], workingDirectory: String? = nil,
                 standardInput: Stream = .nullDevice, standardOutput: Stream = .nullDevice,
-                standardError: Stream = .standardOutput) throws {
+                standardError: Stream = .standardOutput, environment: [String: String] = [:]) throws {
         var argv = [executable] + arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -75,8 +76,12 @@ public final class ChildProcess: @unchecked Sendable {
 
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArguments { free(pointer) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, set in set }
+        var cEnvironment = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in cEnvironment { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, &cArguments, environ)
+        let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, &cArguments, &cEnvironment)
         guard spawned == 0 else { throw SpawnFailure(executable: executable, errno: spawned) }
         processIdentifier = pid
         state = ExitState()

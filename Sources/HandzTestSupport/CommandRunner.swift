@@ -29,7 +29,7 @@ public enum CommandRunner {
     /// seconds it is sent SIGTERM (SIGKILL 5 s later) and ``CommandTimeout`` is thrown. The
     /// status is the exit code, or the signal that ended it.
     public static func run(_ arguments: [String], stdin: Data? = nil, product: String = "handz-analytics",
-                           workingDirectory: URL? = nil, timeout: TimeInterval = 120) throws -> Result {
+                           workingDirectory: URL? = nil, environment: [String: String] = [:], timeout: TimeInterval = 120) throws -> Result {
         let files = FileManager.default.temporaryDirectory.appendingPathComponent("handz-command-\(UUID().uuidString)")
         let input = files.appendingPathExtension("in").path, output = files.appendingPathExtension("out").path
         let errors = files.appendingPathExtension("err").path
@@ -37,7 +37,7 @@ public enum CommandRunner {
         if let stdin { try stdin.write(to: URL(fileURLWithPath: input)) }
         let process = try ChildProcess(executable: Self.product(product).path, arguments: arguments, workingDirectory: workingDirectory?.path,
                                        standardInput: stdin == nil ? .nullDevice : .file(input),
-                                       standardOutput: .file(output), standardError: .file(errors))
+                                       standardOutput: .file(output), standardError: .file(errors), environment: environment)
         guard process.wait(timeout: timeout) else {
             process.terminate(grace: 5)
             throw CommandTimeout(arguments: arguments)

@@ -16,13 +16,14 @@ public final class ServerProcess: @unchecked Sendable {
     private let outputPath: String
 
     /// Starts the server and waits (bounded) until it prints that it listens.
-    public init(directory: URL, arguments: [String] = [], port: Int = 0, timeout: TimeInterval = 60) throws {
+    public init(directory: URL, arguments: [String] = [], port: Int = 0, environment: [String: String] = [:], timeout: TimeInterval = 60) throws {
         self.directory = directory
         outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("handz-server-\(UUID().uuidString).log").path
         let catalog = arguments.contains("--catalog") ? [] : ["--catalog", RepositoryCatalog.directory]
         process = try ChildProcess(executable: CommandRunner.product("handz-analytics").path,
                                    arguments: ["serve"] + catalog + ["--port", String(port), "--log-level", "warning"] + arguments,
-                                   workingDirectory: directory.path, standardOutput: .file(outputPath), standardError: .standardOutput)
+                                   workingDirectory: directory.path, standardOutput: .file(outputPath), standardError: .standardOutput,
+                                   environment: environment)
         // The event is the line `listening on http://127.0.0.1:PORT`, or the process ending;
         // looked for every 20 ms, at most `timeout` seconds.
         let deadline = Date().addingTimeInterval(timeout)

@@ -36,7 +36,7 @@ struct LintInputOptions: ParsableArguments {
         do {
             setup = try LintSetup.resolve(
                 configurationPath: config, searchFrom: searchFrom,
-                catalogDirectory: catalogOptions.catalog, fallbackCatalog: catalogOptions.directory
+                catalogDirectory: catalogOptions.catalog, fallbackCatalog: { try catalogOptions.directory() }
             )
         } catch let error as LintConfigurationError {
             throw ValidationError(error.description)

@@ -10,11 +10,16 @@ struct Serve: AsyncParsableCommand {
         abstract: "Run the ingestion endpoint (HTTP, signed keys, rate limits) on an embedded SQLite store.",
         discussion: """
         On first start it creates the keys file with one ingest key and prints its secret once. \
-        SIGTERM or SIGINT shut down gracefully (in-flight batches finish and commit); SIGHUP reloads the catalog.
+        SIGTERM or SIGINT shut down gracefully (in-flight batches finish and commit); SIGHUP reloads the catalog. \
+        Every option can also be set in the environment (HANDZ_SERVE_MAX_EVENTS=500) or in a YAML settings file \
+        (--config FILE, or HANDZ_SERVE_CONFIG); the command line wins over the environment, which wins over the file.
         """
     )
 
     @OptionGroup var catalogOptions: CatalogOptions
+
+    @Option(help: "A YAML file of settings, option names to values (max-events: 500); the environment and the command line override it.")
+    var config: String?
 
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
