@@ -101,6 +101,34 @@ public final class SQLiteDatabase {
     }
 
     public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+
+    /// Copies this database, as one consistent snapshot, into the database at `destination`
+    /// (replacing what it held), with SQLite's online backup API: one `sqlite3_backup_step(-1)`
+    /// copies every page inside a single read transaction, so writers in other connections and
+    /// processes go on (under WAL they are not blocked) and none of their commits is half in the
+    /// copy. A step that finds the source or destination busy is retried, at most `attempts`
+    /// times, 50 ms apart.
+    public func copy(to destination: SQLiteDatabase, attempts: Int = 200) throws {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw destination.error(sqlite3_errcode(destination.handle))
+        }
+        var result = SQLITE_OK
+        for _ in 0..<max(1, attempts) {
+            result = sqlite3_backup_step(backup, -1)
+            guard result == SQLITE_BUSY || result == SQLITE_LOCKED else { break }
+            sqlite3_sleep(50)
+        }
+        let finished = sqlite3_backup_finish(backup)
+        guard result == SQLITE_DONE else { throw SQLiteError(code: result, message: String(cString: sqlite3_errstr(result))) }
+        guard finished == SQLITE_OK else { throw destination.error(finished) }
+    }
+
+    /// `PRAGMA quick_check`: true when the file's structure is intact (pages, indexes' order,
+    /// records' shape; not each index against its table, which `integrity_check` adds).
+    public func isIntact() throws -> Bool {
+        let statement = try prepare("PRAGMA quick_check")
+        return try statement.step() && statement.text(0) == "ok"
+    }
 }
 
 /// A value to bind or read.

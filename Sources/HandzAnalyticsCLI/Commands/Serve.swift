@@ -139,6 +139,9 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Held for the server's life: `restore --replace` refuses a store that is being served.
+        let storeLock = store == nil ? try StoreInUse.holdWhileServing(db: db) : nil
+        defer { if let storeLock { close(storeLock) } }
         var options = ServerOptions(catalogDirectory: try catalogOptions.directory())
         options.host = host
         options.port = port
