@@ -30,7 +30,8 @@ enum IngestRouter {
     ]
 
     static func make(service: IngestService, accessLog: AccessLog?, bodyTimeout: Duration = .seconds(30),
-                     clientConfig: ClientConfig = ClientConfig(), servesMetrics: Bool = true, dashboards: DashboardSite? = nil) -> Router<ServerContext> {
+                     clientConfig: ClientConfig = ClientConfig(), servesMetrics: Bool = true, dashboards: DashboardSite? = nil,
+                     trustedProxies: TrustedProxies = .loopback) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         if let accessLog { router.add(middleware: AccessLogMiddleware(log: accessLog)) }
         // Before every route (a middleware applies to the routes added after it, and to the
@@ -98,7 +99,7 @@ enum IngestRouter {
         }
 
         if servesMetrics { addMetrics(to: router) }
-        if let dashboards { DashboardRoutes.add(to: router, site: dashboards, bodyTimeout: bodyTimeout) }
+        if let dashboards { DashboardRoutes.add(to: router, site: dashboards, bodyTimeout: bodyTimeout, trustedProxies: trustedProxies) }
         return router
     }
 

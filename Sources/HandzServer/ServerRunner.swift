@@ -69,6 +69,8 @@ public struct ServerOptions: Sendable {
     public var servesDashboards = true
     /// The dashboards directory (nil: `dashboards/` beside the catalog).
     public var dashboardsDirectory: String?
+    /// Peers whose `X-Forwarded-Proto: https` marks the session cookie `Secure` (``TrustedProxies``).
+    public var trustedProxies = TrustedProxies.loopback
     /// Fault injection for tests: the process kills itself (SIGKILL, as `kill -9` would) once the
     /// deletion worker has rewritten this many lake partitions.
     public var faultKillAfterPartitions: Int?
@@ -139,7 +141,7 @@ public enum ServerRunner {
         let app = Application(
             router: IngestRouter.make(service: service, accessLog: try options.accessLogPath.map(AccessLog.init(path:)),
                                       bodyTimeout: .milliseconds(Int64(options.bodyTimeoutSeconds * 1000)), clientConfig: clientConfig,
-                                      servesMetrics: metrics == .ingestPort, dashboards: dashboardSite),
+                                      servesMetrics: metrics == .ingestPort, dashboards: dashboardSite, trustedProxies: options.trustedProxies),
             server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeoutSeconds * 1000)))),
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "handz-analytics",
                                                     availableConnectionsDelegate: MaximumAvailableConnections(options.maxConnections, logger: logger)),

@@ -70,8 +70,10 @@ import Testing
         let key = try refused([:], ["--config", file.path])
         #expect(key.contains(file.path) && key.contains("no option --lake-intervl"))
 
-        try "keys:\n  - one\n".write(to: file, atomically: true, encoding: .utf8)
-        #expect(try refused([:], ["--config", file.path]).contains("keys must be a single value"))
+        try "keys:\n  a: one\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect(try refused([:], ["--config", file.path]).contains("keys must be a value or a list of values"))
+        try "max-events: [3, 4]\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect(try refused([:], ["--config", file.path]).contains("--max-events takes one value"))
 
         #expect(try refused(["HANDZ_SERVE_CONFIG": directory.appendingPathComponent("absent.yaml").path]).contains("cannot read the settings file"))
         // Nothing was started: no store, no keys file.

@@ -65,13 +65,13 @@ import Testing
         let admin: IngestionKey
         let analyst: IngestionKey
 
-        init() throws {
+        init(arguments: [String] = [], environment: [String: String] = [:]) throws {
             directory = try temporaryDirectory("handz-dashboards")
             ingest = IngestionKey.generate(scopes: [.ingest])
             admin = IngestionKey.generate(scopes: [.admin])
             analyst = IngestionKey.generate(scopes: [.analyst])
             try KeysFile(keys: [ingest, admin, analyst]).save(path: directory.appendingPathComponent("handz-keys.json").path)
-            server = try ServerProcess(directory: directory)
+            server = try ServerProcess(directory: directory, arguments: arguments, environment: environment)
         }
 
         func stop() {
@@ -103,6 +103,30 @@ import Testing
         #expect(policy.hasPrefix("default-src 'none';"), "\(what): \(policy)")
         #expect(policy.contains("style-src 'unsafe-inline'") && !policy.contains("script-src"), "\(what)")
         #expect(answer.header("X-Content-Type-Options") == "nosniff", "\(what)")
+    }
+
+    @Test("X-Forwarded-Proto: https marks the session cookie Secure only from a trusted proxy (loopback by default; --trusted-proxy, also from the settings file's list)")
+    func secureCookieFromTrustedProxiesOnly() throws {
+        func cookie(_ site: Site, forwarded: Bool) throws -> String {
+            let answer = try site.signIn(site.analyst, headers: forwarded ? ["X-Forwarded-Proto": "https"] : [:])
+            #expect(answer.status == 303)
+            return answer.allHeaders.first ?? ""
+        }
+        // Default: the test's loopback peer is a proxy on this host.
+        let byDefault = try Site()
+        defer { byDefault.stop() }
+        #expect(try cookie(byDefault, forwarded: true).hasSuffix("; Secure"))
+        #expect(!(try cookie(byDefault, forwarded: false)).contains("Secure"))
+        // Trusting only another address: the same header from this peer is ignored.
+        let settings = FileManager.default.temporaryDirectory.appendingPathComponent("handz-proxy-\(UUID().uuidString).yaml")
+        defer { try? FileManager.default.removeItem(at: settings) }
+        try "trusted-proxy: [192.0.2.10, 192.0.2.11]\n".write(to: settings, atomically: true, encoding: .utf8)
+        let elsewhere = try Site(environment: ["HANDZ_SERVE_CONFIG": settings.path])
+        defer { elsewhere.stop() }
+        #expect(!(try cookie(elsewhere, forwarded: true)).contains("Secure"))
+        let noProxy = try Site(arguments: ["--trusted-proxy", "none"])
+        defer { noProxy.stop() }
+        #expect(!(try cookie(noProxy, forwarded: true)).contains("Secure"))
     }
 
     @Test("no page answers without an analyst session: each redirects to the sign-in form and shows no figure")

@@ -114,6 +114,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The dashboards directory the served pages read (default: dashboards/ beside the catalog).")
     var dashboards: String?
 
+    @Option(help: "A reverse proxy's address whose X-Forwarded-Proto: https marks the dashboards' session cookie Secure (repeat for several; `none` for no proxy; default: the loopback addresses, a proxy on this host). No client address is read from a proxy: no limit or log uses one.")
+    var trustedProxy: [String] = []
+
     @Option(help: .hidden)
     var faultKillAfterPartitions: Int?
 
@@ -163,6 +166,7 @@ struct Serve: AsyncParsableCommand {
         options.clientConfigPath = clientConfig
         options.servesDashboards = !noDashboards
         options.dashboardsDirectory = dashboards
+        if !trustedProxy.isEmpty { options.trustedProxies = trustedProxy == ["none"] ? .none : TrustedProxies(trustedProxy) }
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
         options.columnSealIntervalSeconds = columnSealInterval

@@ -8,8 +8,9 @@ import Yams
 /// **Precedence**, highest first: the command line, then the environment (`HANDZ_SERVE_` and the
 /// option's name in capitals, dashes as underscores: `HANDZ_SERVE_MAX_EVENTS=500`), then the
 /// settings file (`--config FILE`, or `HANDZ_SERVE_CONFIG`), then the option's default. A flag
-/// takes `true` or `false` (`HANDZ_SERVE_NO_DASHBOARDS=true`). The file is a YAML mapping from
-/// option names to single values:
+/// takes `true` or `false` (`HANDZ_SERVE_NO_DASHBOARDS=true`); an option given more than once on
+/// the command line (`--trusted-proxy`) takes a YAML list in the file and a comma-separated list
+/// in the environment. The file is a YAML mapping from option names to values:
 ///
 /// ```yaml
 /// host: 0.0.0.0
@@ -17,6 +18,7 @@ import Yams
 /// db: /var/lib/handz/events.sqlite
 /// max-events: 500
 /// no-dashboards: false
+/// trusted-proxy: [127.0.0.1, "::1"]
 /// ```
 ///
 /// **How**: the settings found for options the command line leaves out become `--name=value`
@@ -42,7 +44,8 @@ enum ServeSettings {
     /// The settings found for `serve`, in the order they are placed before the command line.
     struct Found: Equatable {
         var name: String
-        var value: String
+        /// One value, or several for a repeatable option.
+        var values: [String]
         /// `the environment (HANDZ_SERVE_PORT)` or `FILE`.
         var source: String
     }
@@ -61,17 +64,25 @@ enum ServeSettings {
         let declared = try DeclaredOptions(Serve.self)
         var placed: [String] = []
         for setting in found {
-            guard let isFlag = declared.kinds[setting.name] else {
+            guard let kind = declared.kinds[setting.name] else {
                 throw ValidationError("\(setting.source): serve has no option --\(setting.name)")
             }
-            if isFlag {
-                switch setting.value.lowercased() {
+            var values = setting.values
+            if kind == .repeating, setting.source.hasPrefix("the environment"), values.count == 1 {
+                values = values[0].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+            guard values.count == 1 || kind == .repeating else {
+                throw ValidationError("\(setting.source): --\(setting.name) takes one value")
+            }
+            switch kind {
+            case .flag:
+                switch values[0].lowercased() {
                 case "true": placed.append("--\(setting.name)")
                 case "false": break
                 default: throw ValidationError("\(setting.source): --\(setting.name) is a flag; its setting is true or false")
                 }
-            } else {
-                placed.append("--\(setting.name)=\(setting.value)")
+            case .option, .repeating:
+                placed += values.map { "--\(setting.name)=\($0)" }
             }
         }
         let bySource = Dictionary(grouping: found, by: { $0.source.hasPrefix("the environment") ? "the environment" : $0.source })
@@ -88,13 +99,13 @@ enum ServeSettings {
         if let path = value(of: configOption, in: given) ?? environment[configVariable] {
             let text: String
             do { text = try readFile(path) } catch { throw ValidationError("cannot read the settings file \(path)") }
-            for (name, value) in try fileSettings(text, path: path) where name != configOption {
-                found[name] = Found(name: name, value: value, source: path)
+            for (name, values) in try fileSettings(text, path: path) where name != configOption {
+                found[name] = Found(name: name, values: values, source: path)
             }
         }
         for (variable, value) in environment where variable.hasPrefix(environmentPrefix) && variable != configVariable {
             let name = variable.dropFirst(environmentPrefix.count).lowercased().replacingOccurrences(of: "_", with: "-")
-            found[name] = Found(name: name, value: value, source: "the environment (\(variable))")
+            found[name] = Found(name: name, values: [value], source: "the environment (\(variable))")
         }
         return found.values.filter { !onCommandLine.contains($0.name) }.sorted { $0.name < $1.name }
     }
@@ -114,37 +125,45 @@ enum ServeSettings {
         return nil
     }
 
-    /// A settings file's name-value pairs: a YAML mapping whose values are single scalars, read as
-    /// written (the parser decides what a value means).
-    static func fileSettings(_ text: String, path: String) throws -> [(String, String)] {
+    /// A settings file's names and values: a YAML mapping whose values are scalars or lists of
+    /// scalars, read as written (the parser decides what a value means).
+    static func fileSettings(_ text: String, path: String) throws -> [(String, [String])] {
         let node: Node?
         do { node = try Yams.compose(yaml: text) } catch { throw ValidationError("\(path) is not YAML") }
         guard let node else { return [] }
         guard let mapping = node.mapping else { throw ValidationError("\(path): the settings file is a mapping of option names to values") }
         return try mapping.map { key, value in
             guard let name = key.string else { throw ValidationError("\(path): every key is an option's name") }
-            guard let scalar = value.scalar else { throw ValidationError("\(path): \(name) must be a single value") }
-            return (name, scalar.string)
+            if let scalar = value.scalar { return (name, [scalar.string]) }
+            guard let list = value.sequence, !list.isEmpty, list.allSatisfy({ $0.scalar != nil }) else {
+                throw ValidationError("\(path): \(name) must be a value or a list of values")
+            }
+            return (name, list.compactMap { $0.scalar?.string })
         }
     }
 }
 
-/// The long option names a command declares, each marked flag or option, read from
-/// ArgumentParser's JSON description of the command (what `--experimental-dump-help` prints).
+/// The long option names a command declares, each with its kind, read from ArgumentParser's
+/// JSON description of the command (what `--experimental-dump-help` prints).
 struct DeclaredOptions {
-    /// Long name → true for a flag, false for an option that takes a value.
-    let kinds: [String: Bool]
+    enum Kind { case flag, option, repeating }
+    let kinds: [String: Kind]
 
     init(_ command: any ParsableCommand.Type) throws {
         guard let tool = try? JSONSerialization.jsonObject(with: Data(command._dumpHelp().utf8)) as? [String: Any],
               let description = tool["command"] as? [String: Any] else {
             throw ValidationError("cannot read the options of \(command.configuration.commandName ?? "the command")")
         }
-        var kinds: [String: Bool] = [:]
+        var kinds: [String: Kind] = [:]
         for argument in description["arguments"] as? [[String: Any]] ?? [] {
-            let kind = argument["kind"] as? String
+            let kind: Kind
+            switch argument["kind"] as? String {
+            case "flag": kind = .flag
+            case "option": kind = (argument["isRepeating"] as? Bool) == true ? .repeating : .option
+            default: continue
+            }
             for name in argument["names"] as? [[String: Any]] ?? [] where name["kind"] as? String == "long" {
-                if let long = name["name"] as? String, kind == "flag" || kind == "option" { kinds[long] = kind == "flag" }
+                if let long = name["name"] as? String { kinds[long] = kind }
             }
         }
         self.kinds = kinds

@@ -27,13 +27,14 @@ enum DashboardRoutes {
     /// for ``RequestBodyGuard``: every page refuses a body.
     static let bodyReaders: Set<String> = ["POST \(SitePages.root)/login", "POST \(SitePages.root)/logout"]
 
-    static func add(to router: Router<ServerContext>, site: DashboardSite, bodyTimeout: Duration) {
+    static func add(to router: Router<ServerContext>, site: DashboardSite, bodyTimeout: Duration, trustedProxies: TrustedProxies) {
         let root = SitePages.root
         router.get(RouterPath(root + "/login")) { _, _ in respond(.init(status: 200, html: SitePages.login())) }
         router.post(RouterPath(root + "/login")) { request, context in
             try await IngestRouter.withSmallBody(request, context, within: bodyTimeout) { body in
                 respond(site.signIn(body: body, origin: request.headers[.origin], fetchSite: request.headers[fetchSite],
-                                    host: request.head.authority, secure: request.headers[forwardedProto] == "https"))
+                                    host: request.head.authority,
+                                    secure: trustedProxies.trusts(context.channel.remoteAddress) && request.headers[forwardedProto] == "https"))
             }
         }
         router.post(RouterPath(root + "/logout")) { request, context in
