@@ -29,6 +29,10 @@ prerequisites_install() {
   [ -x /usr/bin/chromium ] || need+=(chromium)
   [ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
   python3 -m venv --help >/dev/null 2>&1 || need+=(python3-venv)
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+  command -v openssl >/dev/null 2>&1 || need+=(openssl)
+  command -v curl >/dev/null 2>&1 || need+=(curl)
+  command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
   apt_install "${need[@]}"
 
   local venv="$WORK_DIR/venv"
