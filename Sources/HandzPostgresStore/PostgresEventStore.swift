@@ -20,17 +20,17 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
     private let writer: GroupWriter
     private let healthy = Locked(true)
 
-    /// Connects to `url` (`postgres://user:password@host:port/database`) and migrates the schema.
+    /// Connects to `url` (`postgres://user@host:port/database`, with `sslmode` and `sslrootcert` as
+    /// libpq reads them: ``PostgresConnectionSettings``) and migrates the schema.
     public init(url: String, logger: Logger = Logger(label: "handz.store.postgres")) async throws {
-        guard let components = URLComponents(string: url), components.scheme == "postgres" || components.scheme == "postgresql",
-              let host = components.host else { throw StoreError.unavailable("not a postgres:// URL") }
-        let configuration = PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
-            // A password on the command line shows in `ps` and shell history; leave it out of the
-            // URL and set PGPASSWORD (libpq's variable) instead.
-            password: components.password ?? ProcessInfo.processInfo.environment["PGPASSWORD"], database: String(components.path.dropFirst()).isEmpty ? nil : String(components.path.dropFirst()),
-            tls: .disable
-        )
+        let settings = try PostgresConnectionSettings(url: url)
+        do {
+            let probe = try await PostgresConnection.connect(configuration: try settings.connectionConfiguration(), id: 0, logger: logger)
+            try await probe.close()
+        } catch {
+            throw StoreError.unavailable("cannot reach the database at \(settings): \(PostgresConnectionSettings.cause(of: error))")
+        }
+        let configuration = settings.clientConfiguration()
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
@@ -47,7 +47,7 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
             if let error = error as? PSQLError, error.serverInfo?[.sqlState] == "42501" {
                 throw StoreError.unavailable("the schema needs a migration this role may not run: migrate as the tables' owner, then re-run scripts/postgres-roles.sql (HandzServer documentation, \"Privacy\", PostgreSQL roles)")
             }
-            throw StoreError.unavailable("cannot reach or migrate the database")
+            throw StoreError.unavailable("cannot reach or migrate the database at \(settings): \(PostgresConnectionSettings.cause(of: error))")
         }
     }
 

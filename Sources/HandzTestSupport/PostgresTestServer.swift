@@ -28,7 +28,9 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// Starts a server of its own (tests use `shared`; a test of the server itself starts one).
-    public init() throws {
+    /// With `tls`, the server also accepts TLS with that certificate and key (plain connections
+    /// from loopback are still allowed: what the client asks for decides).
+    public init(tls: (certificate: String, privateKey: String)? = nil) throws {
         let root = URL(fileURLWithPath: "/usr/lib/postgresql")
         guard let version = (try? FileManager.default.contentsOfDirectory(atPath: root.path))?.sorted().last else {
             throw StartFailure(reason: "no /usr/lib/postgresql (apt-get install postgresql)")
@@ -39,6 +41,16 @@ public final class PostgresTestServer: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if runAsPostgres { try run(["/bin/chown", "postgres", directory.path], asPostgres: false) }
         try run([binaries.appendingPathComponent("initdb").path, "-D", directory.appendingPathComponent("data").path, "-A", "trust", "-U", "postgres", "--no-sync"])
+        var tlsOptions = ""
+        if let tls {
+            // The key must belong to the server's user and be readable by it alone.
+            let certificate = directory.appendingPathComponent("server.pem").path, key = directory.appendingPathComponent("server.key").path
+            try FileManager.default.copyItem(atPath: tls.certificate, toPath: certificate)
+            try FileManager.default.copyItem(atPath: tls.privateKey, toPath: key)
+            chmod(key, 0o600)
+            if runAsPostgres { try run(["/bin/chown", "postgres", certificate, key], asPostgres: false) }
+            tlsOptions = " -c ssl=on -c ssl_cert_file=\(certificate) -c ssl_key_file=\(key)"
+        }
         // A port the kernel says is free now — not a random one: tests running beside this one
         // hold a thousand loopback connections whose local ports come from the same range (a
         // random port collided once in CI). A port taken between the check and the start is
@@ -48,7 +60,7 @@ public final class PostgresTestServer: @unchecked Sendable {
             port = LoopbackSockets.freePort()
             do {
                 try run([binaries.appendingPathComponent("pg_ctl").path, "-D", directory.appendingPathComponent("data").path, "-w", "-t", "60",
-                         "-o", "-h 127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off -c max_connections=200", "-l", directory.appendingPathComponent("log").path, "start"])
+                         "-o", "-h 127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off -c max_connections=200" + tlsOptions, "-l", directory.appendingPathComponent("log").path, "start"])
                 failure = nil
                 break
             } catch {
