@@ -65,4 +65,8 @@ HANDZ_SECRET_HEX=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]
   timeout 60 "$consumer" "http://127.0.0.1:$port" "$key_id" "$RUN/queue.sqlite"
 stored=$(sqlite3 "$RUN/events.sqlite" "SELECT COUNT(*) FROM events WHERE event_name = 'app_open'")
 [ "$stored" = 1 ] || { echo "the server stored $stored app_open events, expected 1"; exit 1; }
+# The app passed no device context: the system's (SystemDeviceContext) was read from this machine.
+machine=$(uname -m); [ "$machine" = aarch64 ] && machine=arm64
+model=$(sqlite3 "$RUN/events.sqlite" "SELECT device_model FROM events WHERE event_name = 'app_open'")
+[ "$model" = "$machine" ] || { echo "device_model is '$model', expected this machine's '$machine'"; exit 1; }
 echo "the consumer app's event was accepted and stored"

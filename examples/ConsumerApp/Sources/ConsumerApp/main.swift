@@ -2,8 +2,22 @@
 // exits 0 only when the server acknowledged it. Arguments: ENDPOINT KEY_ID QUEUE_PATH; the secret
 // in HANDZ_SECRET_HEX (an environment variable, so `ps` does not show it). Prints counts and
 // statuses only, never the secret.
+//
+// The function between the markers is the code of the first hour, verbatim
+// (HandzAnalyticsClient documentation, "The first hour", step 3; a test holds the two together).
 import Foundation
 import HandzAnalyticsClient
+
+// BEGIN first-hour
+/// Called once at launch (in the App's init on iOS). The key is the pair `handz-analytics keys
+/// create` printed; the queue lives in Application Support on iOS.
+func startAnalytics(endpoint: URL, keyID: String, secretHex: String, queuePath: String) throws -> AnalyticsClient {
+    let configuration = try ClientConfiguration(endpoint: endpoint, keyID: keyID, secretHex: secretHex, queuePath: queuePath)
+    let analytics = try AnalyticsClient(configuration: configuration)
+    analytics.track(AppOpen(startType: .cold, launchSource: .direct))
+    return analytics
+}
+// END first-hour
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let endpoint = URL(string: arguments[1]),
@@ -11,16 +25,14 @@ guard arguments.count == 4, let endpoint = URL(string: arguments[1]),
     FileHandle.standardError.write(Data("usage: HANDZ_SECRET_HEX=... ConsumerApp ENDPOINT KEY_ID QUEUE_PATH\n".utf8))
     exit(2)
 }
-// The key as `handz-analytics keys create` printed it; a malformed one is refused here, by code.
-let configuration: ClientConfiguration
+// A malformed key is refused at configuration, by code (invalid_key_id, invalid_secret).
+let client: AnalyticsClient
 do {
-    configuration = try ClientConfiguration(endpoint: endpoint, keyID: arguments[2], secretHex: secretHex, queuePath: arguments[3])
+    client = try startAnalytics(endpoint: endpoint, keyID: arguments[2], secretHex: secretHex, queuePath: arguments[3])
 } catch {
     FileHandle.standardError.write(Data("consumer: \(error)\n".utf8))
     exit(2)
 }
-let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext(), platform: nil)
-client.track(AppOpen(startType: .cold, launchSource: .direct))
 let delivered = client.drain(timeout: 30)
 let diagnostics = client.diagnostics()
 client.shutdown()
