@@ -59,6 +59,12 @@ struct PanelRenderer {
             let bars = zip(Self.funnelLabels(funnel, rows), rows).map { (label: $0, actors: $1.actors) }
             let svg = Charts.funnel(id: "\(id)-\(index)", title: "\(funnel.id) \(funnel.title)", steps: bars, unit: panel.unit, previous: previousRows?.map(\.actors))
             out += figure("\(index)", svg, funnelTable(report, rows: rows, previous: previousRows, bucket: nil))
+            if let buckets = report.breakdown, !buckets.isEmpty, let breakdown = report.query.breakdown {
+                let groups = buckets.map { (name: Self.bucketLabel($0), actors: Self.rows($0.steps, $0.success).map(\.actors)) }
+                let grouped = Charts.groupedFunnel(id: "\(id)-\(index)-bd", title: "\(funnel.id) \(funnel.title) by \(breakdown)",
+                                                   steps: Self.funnelLabels(funnel, rows), groups: groups, breakdown: breakdown, unit: panel.unit)
+                out += "<figure>\n\(grouped)\n<figcaption>\(HTML.escape(panel.title)) — by \(HTML.escape(breakdown)) (numbers in the tables below)</figcaption>\n</figure>\n"
+            }
             // One table per value, numbered (values may differ only in characters an id drops);
             // `data-breakdown` names the value. The query kept the top values and folded the rest
             // into "other" (``BreakdownLimit``): at most nine tables, whatever the data holds.

@@ -436,7 +436,30 @@ def step_dashboards(browser):
         check(browser.path == f"/dashboards/d/{dashboard}", f"{dashboard}: opened")
         check(panels > 0, f"{dashboard}: {panels} section.panel")
         check(len(browser.find(".error")) == 0, f"{dashboard}: no .error")
+        check_step_labels(browser, dashboard)
         browser.shot(f"dashboard-{dashboard}")
+
+
+# Issue 37 §6: the funnel step labels as Chromium lays them out (getBBox, the rendered font), each
+# pair of neighbours apart. Returns [labels measured, [charts where two overlap]].
+STEP_LABEL_OVERLAPS = """
+const overlapping = [];
+let measured = 0;
+for (const svg of document.querySelectorAll('svg.chart')) {
+  const boxes = [...svg.querySelectorAll('text.step-label')].map(t => t.getBBox());
+  measured += boxes.length;
+  for (let i = 1; i < boxes.length; i++) {
+    if (boxes[i].x < boxes[i - 1].x + boxes[i - 1].width) { overlapping.push(svg.getAttribute('aria-labelledby')); break; }
+  }
+}
+return [measured, overlapping];
+"""
+
+
+def check_step_labels(browser, what):
+    measured, overlapping = browser.driver.execute_script(STEP_LABEL_OVERLAPS)
+    if measured:
+        check(not overlapping, f"{what}: {measured} funnel step labels, none overlapping its neighbour{' (' + ', '.join(overlapping) + ')' if overlapping else ''}")
 
 
 def apply_controls(browser, what, start=None, end=None, compare=None, breakdown=None, range_value=None, clean=True):
@@ -525,6 +548,12 @@ def step_breakdown(browser, opts, start, end):
     for number_, value in enumerate(sorted(expected), 1):
         if value in tables:
             compare_rows(table_rows(tables[value], "actors"), expected[value], f"{what}: bucket #{number_}")
+    # Issue 37 §6: the breakdown drawn in a chart, one bar per bucket at each row of F0's table.
+    rows = len(next(iter(expected.values()))) if expected else 0
+    bars = browser.driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart rect > title')].filter(t => t.textContent.includes(' · start_type = ')).length")
+    check(bars == rows * len(expected), f"{what}: the chart draws {bars} bars, one per bucket at each of {rows} rows ({rows * len(expected)})")
+    check_step_labels(browser, what)
     browser.shot("breakdown-start_type")
 
 

@@ -10,7 +10,9 @@ struct SVGCanvas {
     static let left = 78.0, right = 20.0, top = 40.0, bottom = 52.0
     static var plotWidth: Double { width - left - right }
     static var plotHeight: Double { height - top - bottom }
-    static let palette = ["#2b6cb0", "#dd6b20", "#2f855a", "#b83280", "#6b46c1", "#c53030", "#2c7a7b", "#975a16"]
+    /// Eight colours for series and breakdown values, then grey: a breakdown keeps at most eight
+    /// values and draws "(other)" ninth (``BreakdownLimit``).
+    static let palette = ["#2b6cb0", "#dd6b20", "#2f855a", "#b83280", "#6b46c1", "#c53030", "#2c7a7b", "#975a16", "#718096"]
 
     var body = ""
     /// The drawing's height; charts whose content is shorter (a few bars) shrink it.
@@ -41,6 +43,70 @@ struct SVGCanvas {
 
     mutating func text(_ x: Double, _ y: Double, _ content: String, anchor: String = "middle", size: Int = 11, extra: String = "") {
         add("<text x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" text-anchor=\"\(anchor)\" font-size=\"\(size)\"\(extra)>\(HTML.escape(content))</text>")
+    }
+
+    /// Text on several lines (`<tspan>`s one under the other), centred on `x`; `y` is the first
+    /// line's baseline.
+    mutating func textLines(_ x: Double, _ y: Double, _ lines: [String], size: Int, lineHeight: Double, extra: String = "") {
+        let spans = lines.enumerated().map { index, line in
+            "<tspan x=\"\(Self.number(x))\" dy=\"\(index == 0 ? "0" : Self.number(lineHeight))\">\(HTML.escape(line))</tspan>"
+        }.joined()
+        add("<text x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" text-anchor=\"middle\" font-size=\"\(size)\"\(extra)>\(spans)</text>")
+    }
+
+    /// The widest a string of `count` characters can be drawn at `size` px, as the charts assume
+    /// it: 0.62 em a character, above the mean width of the sans-serif fonts' letters, digits and
+    /// underscores (about 0.5 em), so a label measured this way fits on screen.
+    static func textWidth(_ count: Int, size: Int) -> Double { Double(count) * Double(size) * 0.62 }
+
+    /// `text` broken into at most `maxLines` lines that each fit `width` at `size` px
+    /// (``textWidth(_:size:)``): at spaces and after `_`, `/` and `-`, a word longer than a line cut
+    /// where it must, and the last line ending in `…` when the rest does not fit.
+    static func wrap(_ text: String, width: Double, size: Int, maxLines: Int = 3) -> [String] {
+        let perLine = max(2, Int(width / (Double(size) * 0.62)))
+        // The pieces between break opportunities, each with whether a space came before it.
+        var pieces: [(text: String, spaceBefore: Bool)] = []
+        var current = "", pendingSpace = false, currentSpaced = false
+        for character in text {
+            if character == " " {
+                if !current.isEmpty { pieces.append((current, currentSpaced)); current = "" }
+                pendingSpace = true
+                continue
+            }
+            if current.isEmpty { currentSpaced = pendingSpace; pendingSpace = false }
+            current.append(character)
+            if "_/-".contains(character) { pieces.append((current, currentSpaced)); current = "" }
+        }
+        if !current.isEmpty { pieces.append((current, currentSpaced)) }
+
+        var lines: [String] = []
+        var line = ""
+        var index = 0
+        var truncated = false
+        while index < pieces.count {
+            let piece = pieces[index]
+            let joined = line.isEmpty ? piece.text : line + (piece.spaceBefore ? " " : "") + piece.text
+            if joined.count <= perLine {
+                line = joined
+                index += 1
+                continue
+            }
+            if line.isEmpty {
+                // A piece longer than a line: cut it where it must be.
+                line = String(piece.text.prefix(perLine))
+                pieces[index] = (String(piece.text.dropFirst(perLine)), false)
+            }
+            lines.append(line)
+            line = ""
+            if lines.count == maxLines { truncated = true; break }
+        }
+        if !line.isEmpty {
+            if lines.count < maxLines { lines.append(line) } else { truncated = true }
+        }
+        if truncated, let last = lines.last {
+            lines[lines.count - 1] = String(last.prefix(perLine - 1)) + "…"
+        }
+        return lines
     }
 
     mutating func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String = "#cbd5e0", width: Double = 1, dash: Bool = false) {

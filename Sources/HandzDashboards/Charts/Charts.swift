@@ -24,12 +24,54 @@ enum Charts {
             }
             canvas.rect(x, y, slot * (previous == nil ? 0.64 : 0.40), height, fill: SVGCanvas.palette[0], label: "\(step.label): \(Format.integer(step.actors)) \(unit)")
             canvas.text(x + slot * 0.32, y - 4, Format.integer(step.actors), size: 10)
-            canvas.text(x + slot * 0.32, SVGCanvas.top + SVGCanvas.plotHeight + 14, "\(index + 1). \(shorten(step.label, 22))", size: 9)
+            stepLabel(&canvas, index: index, label: step.label, center: SVGCanvas.left + slot * (Double(index) + 0.5), slot: slot)
             if index > 0 {
                 let previous = steps[index - 1].actors
                 let drop = previous > 0 ? 1 - Double(step.actors) / Double(previous) : nil
                 canvas.text(x - slot * 0.18, SVGCanvas.top + 12, drop.map { "−" + Format.percent($0) } ?? "–", size: 10, extra: " fill=\"#c53030\"")
             }
+        }
+        return canvas.svg()
+    }
+
+    /// A funnel step's label under its slot: numbered, wrapped to at most three lines that each
+    /// fit the slot (``SVGCanvas/wrap(_:width:size:maxLines:)``), so labels of neighbouring steps
+    /// never run into each other however long the event names are (issue 37 §6).
+    static func stepLabel(_ canvas: inout SVGCanvas, index: Int, label: String, center: Double, slot: Double) {
+        let lines = SVGCanvas.wrap("\(index + 1). \(label)", width: slot * 0.92, size: stepLabelSize)
+        canvas.textLines(center, SVGCanvas.top + SVGCanvas.plotHeight + 13, lines, size: stepLabelSize, lineHeight: 10, extra: " class=\"step-label\"")
+    }
+
+    static let stepLabelSize = 9
+
+    /// A funnel broken down by a value (issue 37 §6): at each step one bar per value, side by
+    /// side in the legend's colours — the values the query kept, then "(other)" in grey. The
+    /// numbers are in the breakdown's tables below the chart.
+    static func groupedFunnel(id: String, title: String, steps: [String], groups: [(name: String, actors: [Int64])], breakdown: String, unit: String) -> String {
+        var canvas = SVGCanvas(id: id, title: title, summary: "Funnel of \(steps.count) steps broken down by \(breakdown): at each step one bar per value "
+                               + "(\(groups.map(\.name).joined(separator: ", "))), height the \(unit) reaching the step.")
+        let maximum = Double(groups.flatMap(\.actors).max() ?? 0)
+        canvas.valueAxis(maximum: maximum, unit: unit)
+        canvas.categoryAxis(title: "Funnel step, by \(breakdown)")
+        let scale = SVGCanvas.ticks(maximum, integers: true).last!
+        let slot = SVGCanvas.plotWidth / Double(max(steps.count, 1))
+        let barWidth = slot * 0.8 / Double(max(groups.count, 1))
+        for (index, label) in steps.enumerated() {
+            for (number, group) in groups.enumerated() where group.actors.indices.contains(index) {
+                let actors = group.actors[index]
+                let height = SVGCanvas.plotHeight * Double(actors) / scale
+                let share = group.actors.first.map { $0 > 0 ? " (\(Format.percent(Double(actors) / Double($0))) of step 1)" : "" } ?? ""
+                canvas.rect(SVGCanvas.left + slot * Double(index) + slot * 0.1 + barWidth * Double(number), SVGCanvas.top + SVGCanvas.plotHeight - height,
+                            barWidth * 0.9, height, fill: SVGCanvas.palette[number % SVGCanvas.palette.count],
+                            label: "\(label) · \(breakdown) = \(group.name): \(Format.integer(actors)) \(unit)\(share)")
+            }
+            stepLabel(&canvas, index: index, label: label, center: SVGCanvas.left + slot * (Double(index) + 0.5), slot: slot)
+        }
+        for (number, group) in groups.enumerated() {
+            let legendX = SVGCanvas.left + 8 + Double(number % 5) * 128
+            let legendY = 12 + Double(number / 5) * 14
+            canvas.rect(legendX, legendY - 8, 10, 10, fill: SVGCanvas.palette[number % SVGCanvas.palette.count])
+            canvas.text(legendX + 14, legendY + 1, shorten(group.name, 17), anchor: "start", size: 10)
         }
         return canvas.svg()
     }
