@@ -9,13 +9,16 @@
 #      HTTP to the TLS port and a certificate from another CA are refused;
 #   4. an analyst signs in through TLS: the session cookie is Secure (the proxy is trusted), and
 #      the same sign-in straight to serve over HTTP gets a cookie without Secure;
-#   5. an online backup while serve runs, then the guide's upgrade-and-rollback step: a store a
+#   5. Prometheus (Debian's) scrapes serve's metrics listener with deploy/prometheus/, and every
+#      query of the operator's Grafana dashboard (deploy/grafana/handz-operations.json) runs on it
+#      after traffic with duplicates and rejects: each answers, and those about the traffic see it;
+#   6. an online backup while serve runs, then the guide's upgrade-and-rollback step: a store a
 #      newer binary migrated is refused with newer_schema, and `restore` of the backup brings
 #      the server back with every acknowledged event.
 #
 #   scripts/check-deployment.sh                                  # builds handz-analytics first
 #   HANDZ_BIN=path/to/handz-analytics scripts/check-deployment.sh
-# Needs nginx, openssl, curl, systemd-analyze (scripts/lib/prerequisites.sh installs them in CI).
+# Needs nginx, openssl, curl, systemd-analyze, prometheus (scripts/lib/prerequisites.sh installs them in CI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -28,8 +31,9 @@ pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 check() { local what="$1"; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
 
-serve_pid=""; nginx_pid=""
+serve_pid=""; nginx_pid=""; prometheus_pid=""
 cleanup() {
+  [ -n "$prometheus_pid" ] && kill "$prometheus_pid" 2>/dev/null && wait "$prometheus_pid" 2>/dev/null || true
   [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null || true
   [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null || true
   rm -rf "$RUN"
@@ -121,7 +125,47 @@ check "through TLS: the cookie is Secure" bash -c "grep -i '^set-cookie:' <<< \"
 direct=$(signin -H "Origin: http://127.0.0.1:$serve_port" "http://127.0.0.1:$serve_port/dashboards/login" | tr -d '\r')
 check "straight to serve over HTTP: a cookie without Secure" bash -c "grep -i '^set-cookie:' <<< \"\$1\" | grep -vq '; Secure'" _ "$direct"
 
-echo "== 5. an online backup, then an upgrade that is rolled back"
+echo "== 5. Prometheus scrapes serve; the operator's dashboard's queries run on it"
+prom_port=$(free_port)
+sed -e "s#scrape_interval: 15s#scrape_interval: 1s#" -e "s#127.0.0.1:9464#127.0.0.1:$metrics_port#" deploy/prometheus/handz-analytics.yml > "$RUN/prometheus.yml"
+prometheus --config.file="$RUN/prometheus.yml" --storage.tsdb.path="$RUN/prometheus" --web.listen-address="127.0.0.1:$prom_port" \
+  > "$RUN/prometheus.log" 2>&1 &
+prometheus_pid=$!
+PROM=http://127.0.0.1:$prom_port
+# Samples before the traffic, so rate() sees it rise: at most 30 s for three scrapes.
+scraped() { curl -s --max-time 2 "$PROM/api/v1/query" --data-urlencode "query=count_over_time(up{job=\"handz-analytics\"}[1m]) >= $1" \
+            | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["data"]["result"] else 1)' 2>/dev/null; }
+for _ in $(seq 300); do scraped 3 && break; sleep 0.1; done
+check "Prometheus scrapes serve's metrics listener" scraped 3
+# Traffic: the batch again (duplicates) and a batch with an event the catalog does not have.
+CURL_CA_BUNDLE=$tls/ca.pem scripts/send-batch.sh "$INGEST_ID" "$INGEST_SECRET" "$RUN/batch.json" "$BASE" > /dev/null
+python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); b["events"][0]["event_name"]="not_in_the_catalog"; b["events"]=b["events"][:1]; print(json.dumps(b))' \
+  "$RUN/batch.json" > "$RUN/rejected.json"
+CURL_CA_BUNDLE=$tls/ca.pem scripts/send-batch.sh "$INGEST_ID" "$INGEST_SECRET" "$RUN/rejected.json" "$BASE" > /dev/null
+sleep 3
+check "every query of the operator's dashboard answers on Prometheus, and the traffic shows" python3 - "$PROM" deploy/grafana/handz-operations.json <<'PY'
+import json, math, sys, urllib.parse, urllib.request
+base, path = sys.argv[1], sys.argv[2]
+# Panels about the traffic just sent must see it; the others must answer with a number.
+traffic = {"Events ingested per second, by outcome", "Rejected events per second, by code", "Duplicate share",
+           "Batch latency", "Requests per second, by status"}
+failures = 0
+for panel in json.load(open(path))["panels"]:
+    for target in panel["targets"]:
+        url = base + "/api/v1/query?" + urllib.parse.urlencode({"query": target["expr"]})
+        answer = json.load(urllib.request.urlopen(url, timeout=10))
+        values = [float(r["value"][1]) for r in answer["data"]["result"]] if answer["status"] == "success" else []
+        finite = [v for v in values if math.isfinite(v)]
+        ok = answer["status"] == "success" and len(finite) > 0 and (panel["title"] not in traffic or max(finite) > 0)
+        if panel["title"] == "Rejected events per second, by code":
+            ok = ok and any(r["metric"].get("code") == "unknown_event" and float(r["value"][1]) > 0 for r in answer["data"]["result"])
+        print(f"  {'ok ' if ok else 'BAD'} {panel['title']} [{target['legendFormat']}]: {', '.join(f'{v:.3g}' for v in values) or 'no series'}")
+        failures += not ok
+sys.exit(1 if failures else 0)
+PY
+kill "$prometheus_pid"; wait "$prometheus_pid" 2>/dev/null || true; prometheus_pid=""
+
+echo "== 6. an online backup, then an upgrade that is rolled back"
 backup=$RUN/backups/events.sqlite; mkdir -p "$RUN/backups"
 check "backup while serve runs" "$BIN" backup --db "$state/events.sqlite" --out "$backup"
 acknowledged=$(sqlite3 "$state/events.sqlite" "SELECT COUNT(*) FROM events")

@@ -66,7 +66,7 @@ stage "JSON Schema export agrees with the validator" scripts/check-jsonschema-ag
 stage "an app that uses only the client: resolved packages within the budget, builds, its batch is stored" scripts/check-consumer.sh
 stage "the HTTP contract (openapi.yaml) against the live server, with schemathesis" scripts/check-openapi.sh
 stage "the dashboards served live, in Chromium through chromium-driver (Selenium)" scripts/check-served-dashboards.sh
-stage "the deployment guide: systemd units, serve from its settings file behind nginx with TLS, backup, upgrade and rollback" scripts/check-deployment.sh
+stage "the deployment guide: systemd units, serve from its settings file behind nginx with TLS, Prometheus and the operator's dashboard, backup, upgrade and rollback" scripts/check-deployment.sh
 stage "the CH33 §7 dashboards: report screenshots in headless Chromium, Grafana queries on PostgreSQL and ClickHouse" scripts/check-dashboards.sh
 stage "two ingest nodes on one PostgreSQL store (kill -9 mid-load: exactly once), key rotation, the lake on Spark, ClickHouse and DuckDB" \
   scripts/check-cluster.sh

@@ -16,6 +16,27 @@ final class IngestMetrics: Sendable {
     let deletedUserIDsDropped = Counter(label: "handz_deleted_user_ids_dropped_total")
     let batchDuration = Metrics.Timer(label: "handz_batch_duration_seconds")
     let commitDuration = Metrics.Timer(label: "handz_store_commit_seconds")
+    /// Requests holding a processing slot now (at most `--max-concurrent-requests`): the
+    /// endpoint's queue depth; at the limit, new batches get 429.
+    let inProgress = Gauge(label: "handz_requests_in_progress")
+
+    /// The statuses the endpoint answers with (openapi.yaml).
+    static let statuses = [200, 202, 304, 400, 401, 403, 404, 408, 413, 415, 422, 429, 503]
+
+    /// Every rejection code's and answer status's counter exists from the start, at 0:
+    /// Prometheus's `rate()` sees only the increase between two samples of a series, so a
+    /// counter created at its first rejection would hide that rejection from the operator's
+    /// dashboard (deploy/grafana/handz-operations.json).
+    init() {
+        rejectedByCode.withLock { counters in
+            for code in ValidationErrorCode.allCases {
+                counters[code.rawValue] = Counter(label: "handz_events_rejected_total", dimensions: [("code", code.rawValue)])
+            }
+        }
+        requests.withLock { counters in
+            for status in Self.statuses { counters[status] = Counter(label: "handz_requests_total", dimensions: [("status", String(status))]) }
+        }
+    }
 
     func request(status: Int) {
         requests.withLock { counters in

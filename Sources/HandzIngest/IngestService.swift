@@ -68,11 +68,17 @@ public final class IngestService: Sendable {
         inFlight.withLock { count in
             guard count < limits.maxConcurrentRequests else { return false }
             count += 1
+            metrics.inProgress.record(count)
             return true
         }
     }
 
-    public func release() { inFlight.withLock { $0 -= 1 } }
+    public func release() {
+        inFlight.withLock { count in
+            count -= 1
+            metrics.inProgress.record(count)
+        }
+    }
 
     public var concurrencyLimited: IngestResponse {
         metrics.rateLimitedConcurrency.increment()

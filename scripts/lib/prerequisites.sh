@@ -33,6 +33,7 @@ prerequisites_install() {
   command -v openssl >/dev/null 2>&1 || need+=(openssl)
   command -v curl >/dev/null 2>&1 || need+=(curl)
   command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
+  command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
   apt_install "${need[@]}"
 
   local venv="$WORK_DIR/venv"
