@@ -65,6 +65,10 @@ HANDZ_SECRET_HEX=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]
   timeout 60 "$consumer" "http://127.0.0.1:$port" "$key_id" "$RUN/queue.sqlite"
 stored=$(sqlite3 "$RUN/events.sqlite" "SELECT COUNT(*) FROM events WHERE event_name = 'app_open'")
 [ "$stored" = 1 ] || { echo "the server stored $stored app_open events, expected 1"; exit 1; }
+# The pinned client's event, with the catalog version its generated snapshot names.
+pinned_version=$(sed -n 's/.*(catalog \([0-9.]*\)).*/\1/p' "$app/Sources/ConsumerApp/Analytics/CatalogSnapshot.swift" | head -1)
+pinned=$(sqlite3 "$RUN/events.sqlite" "SELECT COUNT(*) FROM events WHERE event_name = 'screen_viewed' AND catalog_version = '$pinned_version'")
+[ "$pinned" = 1 ] || { echo "the server stored $pinned screen_viewed events with catalog $pinned_version from the pinned client, expected 1"; exit 1; }
 # The app passed no device context: the system's (SystemDeviceContext) was read from this machine.
 machine=$(uname -m); [ "$machine" = aarch64 ] && machine=arm64
 model=$(sqlite3 "$RUN/events.sqlite" "SELECT device_model FROM events WHERE event_name = 'app_open'")

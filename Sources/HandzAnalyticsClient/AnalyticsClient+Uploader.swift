@@ -81,7 +81,7 @@ extension AnalyticsClient {
         }
         let now = clock()
         guard case .success(let answer)? = outcome, answer.status == 200,
-              let applied = RemoteSettings(json: answer.body, local: configuration, catalogVersion: CatalogSnapshot.catalog.version) else {
+              let applied = RemoteSettings(json: answer.body, local: configuration, catalogVersion: catalogVersionInUse) else {
             lock.withLock { settingsFetchedAt = now }
             return
         }

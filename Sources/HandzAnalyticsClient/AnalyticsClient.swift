@@ -69,6 +69,9 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
     /// The time and the threads' timed waits (`ClientClock`): the system's by default.
     let time: any ClientClock
     let catalog: CompiledCatalog
+    /// The version of the catalog events are validated against and sent with
+    /// (`ClientConfiguration.catalog`, else the package's).
+    let catalogVersionInUse: String
     let queue: EventQueue
     let transport: URLSessionTransport
     let backoff: Backoff
@@ -156,9 +159,11 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         self.context = context
         self.time = time
         self.platform = platform
-        catalog = CompiledCatalog(CatalogSnapshot.catalog)
+        let rules = configuration.catalog ?? CatalogSnapshot.catalog
+        catalogVersionInUse = rules.version
+        catalog = CompiledCatalog(rules)
         validator = EventValidator(catalog: catalog)
-        queue = try EventQueue(path: configuration.queuePath)
+        queue = try EventQueue(path: configuration.queuePath, catalogVersion: rules.version)
         transport = URLSessionTransport(timeout: configuration.requestTimeout)
         backoff = Backoff(base: configuration.backoffBase, cap: configuration.backoffCap)
         if let stored = try queue.state("install_id") {
@@ -175,7 +180,7 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         queueHasEvents = try queue.summary().count > 0
         // The last settings fetched, until the next fetch (safe when the server is unreachable).
         settings = try queue.state("client_config").flatMap {
-            RemoteSettings(json: Data($0.utf8), local: configuration, catalogVersion: CatalogSnapshot.catalog.version)
+            RemoteSettings(json: Data($0.utf8), local: configuration, catalogVersion: rules.version)
         } ?? RemoteSettings(local: configuration)
         settingsETag = try queue.state("client_config_etag")
         let committer = Thread { [unowned self] in self.commitLoop() }
@@ -188,7 +193,8 @@ public final class AnalyticsClient: PlatformSignalSink, @unchecked Sendable {
         platform?.start(self)
     }
 
-    /// The catalog version this client was generated from (what a server's kill switch names).
+    /// The catalog version this package's client was generated from (what a server's kill switch
+    /// names); an app that generates its own events sends ``ClientConfiguration/catalog``'s.
     public static var catalogVersion: String { CatalogSnapshot.catalog.version }
 
     /// The platform's signals by default: UIKit's on iOS; none elsewhere (``ManualPlatformSignals``

@@ -1,4 +1,5 @@
 import Foundation
+import HandzAnalyticsCore
 import HandzSigning
 
 /// Plan state (CH33 §3.2 `user_state`, CH08 §1).
@@ -71,6 +72,11 @@ public struct ClientConfiguration: Sendable {
     /// How often the server's settings (`GET /v1/client-config`) are fetched again, at most; a
     /// fetch happens only when the client is about to upload (or is switched off by the server).
     public var settingsRefreshInterval: TimeInterval = 3_600
+    /// The catalog the app's typed events were generated from, when the app generates its own
+    /// (`handz-analytics codegen swift --for-app`: pass `AppAnalyticsCatalog.catalog`). Events are
+    /// validated against it on the device and sent with its version (`catalog_version`), which the
+    /// server validates them against. Nil: the catalog this package was built with.
+    public var catalog: Catalog?
 
     /// A configuration with the secret as bytes. Prefer ``init(endpoint:keyID:secretHex:queuePath:)``,
     /// which takes the key as `keys create` prints it and checks it.

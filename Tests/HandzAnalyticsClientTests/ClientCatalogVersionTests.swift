@@ -62,4 +62,34 @@ import Testing
         #expect(try world.scalar("SELECT COUNT(*) FROM events WHERE catalog_version = '\(AnalyticsClient.catalogVersion)'") == 5)
         #expect(try world.scalar("SELECT COUNT(*) FROM events WHERE catalog_version = '\(next)'") == 0)
     }
+
+    @Test("an app that pins the catalog its events were generated from (ClientConfiguration.catalog) is validated on the device and stored under that version")
+    func pinnedCatalog() throws {
+        let world = try ServerWorld()
+        // The app was generated from a newer catalog than this package carries: the next minor,
+        // in which app_open does not exist (so the device's validation must use the app's rules).
+        let catalog = world.directory.appendingPathComponent("catalog")
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: RepositoryCatalog.directory), to: catalog)
+        let version = try #require(CatalogVersion(AnalyticsClient.catalogVersion))
+        let next = "\(version.major).\(version.minor + 1).0"
+        let manifest = catalog.appendingPathComponent("catalog.yaml")
+        try String(contentsOf: manifest, encoding: .utf8).replacingOccurrences(of: "catalog_version: \"\(version)\"", with: "catalog_version: \"\(next)\"")
+            .write(to: manifest, atomically: true, encoding: .utf8)
+        try world.start(["--catalog", catalog.path])
+
+        var pinned = RepositoryCatalog.catalog
+        pinned.version = next
+        pinned.events.removeAll { $0.name == "app_open" }
+        var configuration = world.configuration(queue: world.directory.appendingPathComponent("queue.sqlite"))
+        configuration.catalog = pinned
+        let client = try AnalyticsClient(configuration: configuration, context: StaticDeviceContext())
+        client.track(AppOpen(startType: .cold, launchSource: .direct))
+        for _ in 0..<3 { client.track(ScreenViewed(screenName: "home/demo", entryPoint: .home)) }
+        #expect(client.drain(timeout: 30))
+        let diagnostics = client.diagnostics()
+        client.shutdown()
+        #expect(diagnostics.dropped(.invalid) == 1, "app_open is not in the app's catalog: \(diagnostics.counters)")
+        #expect(try world.scalar("SELECT COUNT(*) FROM events WHERE event_name = 'screen_viewed' AND catalog_version = '\(next)'") == 3)
+        #expect(try world.scalar("SELECT COUNT(*) FROM events WHERE catalog_version <> '\(next)'") == 0)
+    }
 }

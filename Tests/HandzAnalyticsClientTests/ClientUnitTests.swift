@@ -144,6 +144,16 @@ import Testing
         }
     }
 
+    @Test("the example app's events, generated into the app (codegen swift --for-app), are up to date with catalog/")
+    func appGeneratedCodeIsCurrent() throws {
+        let folder = RepositoryCatalog.root.appendingPathComponent("examples/ConsumerApp/Sources/ConsumerApp/Analytics")
+        for file in SwiftEventsGenerator(catalog: RepositoryCatalog.catalog, target: .app).files() {
+            let committed = try String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8)
+            #expect(committed == file.contents, "regenerate: swift run handz-analytics codegen swift --for-app --out examples/ConsumerApp/Sources/ConsumerApp/Analytics")
+            #expect(file.contents.contains(file.name == "CatalogEvents.swift" ? "import HandzAnalyticsClient" : "public enum AppAnalyticsCatalog"))
+        }
+    }
+
     @Test("one generated type per enabled event, none for placeholders")
     func generatedTypes() {
         let enabled = Set(RepositoryCatalog.catalog.events.filter(\.isEnabled).map(\.name))

@@ -4,7 +4,9 @@
 // resolved. scripts/check-consumer.sh lays this out next to a copy of the repository named
 // `HandzAnalytics` (as an app's checkout would be named), holds the resolved packages to the
 // budget the client's guide states (HandzAnalyticsClient documentation, article *The first hour*:
-// 2 besides this package), builds it, and has it send a batch to a real server.
+// 2 besides this package), builds it, and has it send a batch to a real server. Its typed events
+// are generated into the app (`Sources/ConsumerApp/Analytics`, `codegen swift --for-app`), as an
+// app that pins its catalog version holds them.
 import PackageDescription
 
 let package = Package(
@@ -16,7 +18,11 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "ConsumerApp",
-            dependencies: [.product(name: "HandzAnalyticsClient", package: "HandzAnalytics")]
+            dependencies: [
+                .product(name: "HandzAnalyticsClient", package: "HandzAnalytics"),
+                // The catalog type of the app's own generated snapshot (Sources/ConsumerApp/Analytics).
+                .product(name: "HandzAnalyticsCore", package: "HandzAnalytics"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

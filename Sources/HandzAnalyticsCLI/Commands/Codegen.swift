@@ -17,13 +17,16 @@ struct Codegen: ParsableCommand {
 
         @OptionGroup var options: CatalogOptions
 
-        @Option(help: "Output directory (the client's Generated/ folder).")
+        @Option(help: "Output directory (the client's Generated/ folder, or with --for-app a folder of the app's target).")
         var out: String
+
+        @Flag(help: "Generate into an app: the events import HandzAnalyticsClient, and the snapshot is AppAnalyticsCatalog, to pass as ClientConfiguration.catalog (the app then pins the catalog version it was built with).")
+        var forApp = false
 
         func run() throws {
             let catalog = try options.load()
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            for file in SwiftEventsGenerator(catalog: catalog).files() {
+            for file in SwiftEventsGenerator(catalog: catalog, target: forApp ? .app : .package).files() {
                 try file.contents.write(toFile: (out as NSString).appendingPathComponent(file.name), atomically: true, encoding: .utf8)
             }
             FileHandle.standardError.write(Data("wrote the typed events of catalog \(catalog.version) to \(out)\n".utf8))

@@ -33,8 +33,21 @@ do {
     FileHandle.standardError.write(Data("consumer: \(error)\n".utf8))
     exit(2)
 }
-let delivered = client.drain(timeout: 30)
-let diagnostics = client.diagnostics()
-client.shutdown()
-print("consumer: queued \(diagnostics.queuedEvents), last upload status \(diagnostics.lastUploadStatus.map(String.init) ?? "none")")
-exit(delivered && diagnostics.lastUploadStatus == 200 ? 0 : 1)
+
+// An app that pins its catalog (The first hour, step 2): the typed events in Analytics/ were
+// generated into the app with `codegen swift --for-app`, and the client validates and labels its
+// events with the catalog they came from. Its own queue file: one queue per client.
+var pinned = try ClientConfiguration(endpoint: endpoint, keyID: arguments[2], secretHex: secretHex, queuePath: arguments[3] + ".pinned")
+pinned.catalog = AppAnalyticsCatalog.catalog
+let pinnedClient = try AnalyticsClient(configuration: pinned)
+pinnedClient.track(ScreenViewed(screenName: "home", entryPoint: .home))
+
+var delivered = true
+for analytics in [client, pinnedClient] {
+    delivered = analytics.drain(timeout: 30) && delivered
+    let diagnostics = analytics.diagnostics()
+    analytics.shutdown()
+    print("consumer: queued \(diagnostics.queuedEvents), last upload status \(diagnostics.lastUploadStatus.map(String.init) ?? "none")")
+    delivered = delivered && diagnostics.lastUploadStatus == 200
+}
+exit(delivered ? 0 : 1)
