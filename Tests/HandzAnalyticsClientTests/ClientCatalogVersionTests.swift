@@ -41,11 +41,9 @@ import Testing
         #expect(try after.batch(maxEvents: 100, maxBytes: 1 << 20).map(\.catalogVersion) == ["1.4.0", "1.4.0", "1.4.0"])
     }
 
-    @Test("a server a version ahead validates and stores the client's events under the client's catalog version")
-    func serverStoresTheClientsVersion() throws {
-        let world = try ServerWorld()
-        // The server runs the next catalog (the same rules at 1.x+1.0) and keeps the client's
-        // release: without the client naming its version, its events would be stored as the next.
+    /// Starts `world`'s server on the next catalog: this package's rules at version 1.x+1.0.
+    /// Returns that version.
+    static func startOnNextCatalog(_ world: ServerWorld) throws -> String {
         let catalog = world.directory.appendingPathComponent("catalog")
         try FileManager.default.copyItem(at: URL(fileURLWithPath: RepositoryCatalog.directory), to: catalog)
         let version = try #require(CatalogVersion(AnalyticsClient.catalogVersion))
@@ -54,6 +52,15 @@ import Testing
         try String(contentsOf: manifest, encoding: .utf8).replacingOccurrences(of: "catalog_version: \"\(version)\"", with: "catalog_version: \"\(next)\"")
             .write(to: manifest, atomically: true, encoding: .utf8)
         try world.start(["--catalog", catalog.path])
+        return next
+    }
+
+    @Test("a server a version ahead validates and stores the client's events under the client's catalog version")
+    func serverStoresTheClientsVersion() throws {
+        let world = try ServerWorld()
+        // The server runs the next catalog and keeps the client's release: without the client
+        // naming its version, its events would be stored as the next.
+        let next = try Self.startOnNextCatalog(world)
         let queue = world.directory.appendingPathComponent("queue.sqlite")
         let client = try AnalyticsClient(configuration: world.configuration(queue: queue), context: StaticDeviceContext())
         for _ in 0..<5 { client.track(ScreenViewed(screenName: "home/demo", entryPoint: .home)) }
@@ -68,14 +75,7 @@ import Testing
         let world = try ServerWorld()
         // The app was generated from a newer catalog than this package carries: the next minor,
         // in which app_open does not exist (so the device's validation must use the app's rules).
-        let catalog = world.directory.appendingPathComponent("catalog")
-        try FileManager.default.copyItem(at: URL(fileURLWithPath: RepositoryCatalog.directory), to: catalog)
-        let version = try #require(CatalogVersion(AnalyticsClient.catalogVersion))
-        let next = "\(version.major).\(version.minor + 1).0"
-        let manifest = catalog.appendingPathComponent("catalog.yaml")
-        try String(contentsOf: manifest, encoding: .utf8).replacingOccurrences(of: "catalog_version: \"\(version)\"", with: "catalog_version: \"\(next)\"")
-            .write(to: manifest, atomically: true, encoding: .utf8)
-        try world.start(["--catalog", catalog.path])
+        let next = try Self.startOnNextCatalog(world)
 
         var pinned = RepositoryCatalog.catalog
         pinned.version = next
