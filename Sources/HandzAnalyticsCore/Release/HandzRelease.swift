@@ -5,5 +5,5 @@
 /// release drops the suffix in the same commit as the CHANGELOG heading (CHANGELOG.md,
 /// "Versioning policy"). `ReleaseVersionTests` holds the two together.
 public enum HandzRelease {
-    public static let version = "1.2.0-dev"
+    public static let version = "1.2.0"
 }
