@@ -23,6 +23,20 @@ import Testing
 
     func cli(_ arguments: [String]) throws -> CommandRunner.Result { try CommandRunner.run(arguments, timeout: 180) }
 
+    /// Imports the simulated events into `files.db` and backs the store up; returns the backup's path.
+    func importedAndBackedUp(_ files: SimulatedFiles) throws -> String {
+        #expect(try cli(["import", "--db", files.db, files.events]).status == 0)
+        let backup = files.directory.appendingPathComponent("backup.sqlite").path
+        #expect(try cli(["backup", "--db", files.db, "--out", backup]).status == 0)
+        return backup
+    }
+
+    /// Signed-in users of a store, those with the most events first.
+    func userIDs(_ db: String, limit: Int) throws -> [String] {
+        try SQLiteDatabase(path: db, readOnly: true)
+            .prepare("SELECT lower(user_id) FROM events WHERE user_id IS NOT NULL GROUP BY 1 ORDER BY COUNT(*) DESC, 1 LIMIT \(limit)").query([], { $0.text(0) ?? "" })
+    }
+
     @Test("backups taken while serve stores batches hold whole batches only; the restored store answers the same funnels, KPIs and counts")
     func backupUnderLoad() async throws {
         let files = try SimulatedFiles("handz-backup")
@@ -88,13 +102,10 @@ import Testing
     func restoreReappliesDeletions() throws {
         let files = try SimulatedFiles("handz-restore")
         defer { files.remove() }
-        #expect(try cli(["import", "--db", files.db, files.events]).status == 0)
-        let backup = files.directory.appendingPathComponent("backup.sqlite").path
-        #expect(try cli(["backup", "--db", files.db, "--out", backup]).status == 0)
+        let backup = try importedAndBackedUp(files)
 
         // After the backup: two users are forgotten (the store's first deletions, so the backup has no audit salt yet).
-        let users = try SQLiteDatabase(path: files.db, readOnly: true)
-            .prepare("SELECT lower(user_id) FROM events WHERE user_id IS NOT NULL GROUP BY 1 ORDER BY COUNT(*) DESC, 1 LIMIT 2").query([], { $0.text(0) ?? "" })
+        let users = try userIDs(files.db, limit: 2)
         try #require(users.count == 2)
         for user in users { #expect(try cli(["forget-user", "--db", files.db, user]).status == 0) }
         let afterDeletion = try answers(files.db)
@@ -123,9 +134,7 @@ import Testing
     func refusals() throws {
         let files = try SimulatedFiles("handz-restore-refusals")
         defer { files.remove() }
-        #expect(try cli(["import", "--db", files.db, files.events]).status == 0)
-        let backup = files.directory.appendingPathComponent("backup.sqlite").path
-        #expect(try cli(["backup", "--db", files.db, "--out", backup]).status == 0)
+        let backup = try importedAndBackedUp(files)
 
         // serve holds the store: the restore is refused and changes nothing.
         let directory = files.directory.appendingPathComponent("server")
@@ -164,9 +173,9 @@ import Testing
         let other = try SimulatedFiles("handz-restore-other")
         defer { other.remove() }
         #expect(try cli(["import", "--db", other.db, other.events]).status == 0)
-        let someone = try SQLiteDatabase(path: other.db, readOnly: true).prepare("SELECT lower(user_id) FROM events WHERE user_id IS NOT NULL LIMIT 1").query([], { $0.text(0) ?? "" })
+        let someone = try userIDs(other.db, limit: 1)
         #expect(try cli(["forget-user", "--db", other.db, try #require(someone.first)]).status == 0)
-        let me = try SQLiteDatabase(path: files.db, readOnly: true).prepare("SELECT lower(user_id) FROM events WHERE user_id IS NOT NULL LIMIT 1").query([], { $0.text(0) ?? "" })
+        let me = try userIDs(files.db, limit: 1)
         #expect(try cli(["forget-user", "--db", files.db, try #require(me.first)]).status == 0)
         let salted = files.directory.appendingPathComponent("salted.sqlite").path
         #expect(try cli(["backup", "--db", files.db, "--out", salted]).status == 0)

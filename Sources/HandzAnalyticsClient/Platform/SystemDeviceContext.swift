@@ -82,17 +82,12 @@ public final class SystemDeviceContext: DeviceContextProvider, @unchecked Sendab
     /// `language[_Script][_REGION]`, the catalog's `locale` format: the identifier as the system
     /// writes it, its `@` keywords (`@rg=gbzzzz`, `@calendar=…`) left out and dashes written as
     /// underscores; else its language alone; else `en`.
-    static func catalogLocale(_ locale: Locale) -> String {
+    package static func catalogLocale(_ locale: Locale) -> String {
         let base = String(locale.identifier.split(separator: "@").first ?? "").replacingOccurrences(of: "-", with: "_")
         if StringFormat.locale.matches(base) { return base }
         if let language = locale.language.languageCode?.identifier, StringFormat.locale.matches(language) { return language }
         return "en"
     }
-}
-
-extension SystemDeviceContext {
-    /// ``catalogLocale(_:)`` for the package's tests.
-    package static func catalogLocaleForTesting(_ locale: Locale) -> String { catalogLocale(locale) }
 }
 
 extension AnalyticsClient {

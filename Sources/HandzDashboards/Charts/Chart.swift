@@ -57,13 +57,16 @@ struct SVGCanvas {
     /// The widest a string of `count` characters can be drawn at `size` px, as the charts assume
     /// it: 0.62 em a character, above the mean width of the sans-serif fonts' letters, digits and
     /// underscores (about 0.5 em), so a label measured this way fits on screen.
-    static func textWidth(_ count: Int, size: Int) -> Double { Double(count) * Double(size) * 0.62 }
+    static func textWidth(_ count: Int, size: Int) -> Double { Double(count) * Double(size) * emPerCharacter }
+
+    /// The width the charts assume for one character, in em (``textWidth(_:size:)``).
+    static let emPerCharacter = 0.62
 
     /// `text` broken into at most `maxLines` lines that each fit `width` at `size` px
     /// (``textWidth(_:size:)``): at spaces and after `_`, `/` and `-`, a word longer than a line cut
     /// where it must, and the last line ending in `…` when the rest does not fit.
     static func wrap(_ text: String, width: Double, size: Int, maxLines: Int = 3) -> [String] {
-        let perLine = max(2, Int(width / (Double(size) * 0.62)))
+        let perLine = max(2, Int(width / textWidth(1, size: size)))
         // The pieces between break opportunities, each with whether a space came before it.
         var pieces: [(text: String, spaceBefore: Bool)] = []
         var current = "", pendingSpace = false, currentSpaced = false
