@@ -81,11 +81,10 @@ public struct ColumnFunnel: Sendable {
                 if let firsts, mask & successBit != 0, !firsts.contains(ids[row]) { mask &= ~successBit }
                 part.add(actorKey: installs[row], timeMs: time, eventID: ids[row], steps: mask, row: Int32(row))
             }
+            part.sortByActor()
             return part
         }
-        var rows = FunnelRows(reserving: parts.reduce(0) { $0 + $1.keys.count })
-        for part in parts { rows.add(part) }
-        rows.hand(to: &evaluator)
+        FunnelRows(parts: parts).hand(to: &evaluator)
         if let success = query.funnel.successCondition, success.events.isEmpty {
             try addSuccessOnAnyEvent(success, stepEvents: names, into: &evaluator)
         }
@@ -199,14 +198,18 @@ public struct ColumnFunnel: Sendable {
     }
 }
 
-/// The funnel's rows as the chunks give them, then handed to `FunnelEvaluator` grouped by actor.
+/// The funnel's rows as the chunks give them, handed to `FunnelEvaluator` grouped by actor,
+/// each actor's rows in the total order (time, id), actors numbered in the order of their keys.
 ///
-/// Each chunk is sorted by install, so the rows arrive as one sorted run per chunk; sorting
-/// (actor key, row) pairs packed in one word merges those runs (the standard library's sort
-/// finds and merges runs), and actors are numbered in key order with no table indexed by key.
-/// Such a table, indexed by UUID code, spans every id of the store (installs, sessions, flows:
-/// megabytes), and its lookups missed the cache on most rows: a quarter of F0's time at 100,000
-/// installs (perf). Keys of 2³² and over (text, users of `--actor user`) take a hash table.
+/// Each chunk is sorted by install, then time, then event id, so each worker's ``Part`` is a
+/// run already in (actor key, time, id) order (a part that is not — text install ids, users of
+/// `--actor user` — is sorted by its worker first, ``Part/sortByActor()``). The runs are merged
+/// through a heap of their heads, so every row is read once from its own part, in order, and
+/// reaches the evaluator in the order it walks: no copy of every row into one table, no sort of
+/// the whole by key, no per-actor sort, and no lookup by row in arrays gathered from all chunks
+/// (each was a cache miss: those three were a quarter of an F0 process, perf). Such a table
+/// indexed by UUID code, as an earlier slice had, spans every id of the store and missed the
+/// cache on most rows too.
 struct FunnelRows {
     /// One chunk's rows of the funnel, as a worker matched them.
     struct Part {
@@ -235,81 +238,205 @@ struct FunnelRows {
             steps.append(mask)
             rows.append(row)
         }
+
+        /// Whether row `a` comes before row `b` in (actor key, time, id) order.
+        @inline(__always) func before(_ a: Int, _ b: Int) -> Bool {
+            if keys[a] != keys[b] { return keys[a] < keys[b] }
+            if times[a] != times[b] { return times[a] < times[b] }
+            return ids[a] < ids[b]
+        }
+
+        /// Puts the rows in (actor key, time, id) order when they are not already (one pass when
+        /// they are: the chunk's own order).
+        mutating func sortByActor() {
+            guard keys.indices.dropFirst().contains(where: { before($0, $0 - 1) }) else { return }
+            let order = keys.indices.sorted { before($0, $1) }
+            keys = order.map { keys[$0] }
+            times = order.map { times[$0] }
+            ids = order.map { ids[$0] }
+            steps = order.map { steps[$0] }
+            rows = order.map { rows[$0] }
+        }
     }
 
-    var keys: [UInt64] = []
-    var times: [Int64] = []
-    var ids: [UUIDWords] = []
-    var steps: [UInt32] = []
-    /// The chunk and row each row came from, for its breakdown label and linked values.
-    var places: [(chunk: Int32, row: Int32)] = []
-    var chunkLabels: [[String?]?] = []
-    var chunkValues: [[[UInt64]]] = []
+    /// One part's next row: the heap's entry, with what the evaluator takes of it held inline
+    /// (the loop then reads each part's arrays only to load its next row).
+    private struct Head {
+        var key: UInt64
+        var timeMs: Int64
+        var id: UUIDWords
+        var steps: UInt32
+        var part: Int32
+        var row: Int32
 
-    /// Room for `rows` rows, so gathering the parts copies each row once (growing the arrays
-    /// part by part copied them again at every doubling: 7% of F0, perf).
-    init(reserving rows: Int) {
-        keys.reserveCapacity(rows)
-        times.reserveCapacity(rows)
-        ids.reserveCapacity(rows)
-        steps.reserveCapacity(rows)
-        places.reserveCapacity(rows)
+        @inline(__always) static func < (a: Head, b: Head) -> Bool {
+            if a.key != b.key { return a.key < b.key }
+            if a.timeMs != b.timeMs { return a.timeMs < b.timeMs }
+            return a.id < b.id
+        }
     }
 
-    mutating func add(_ part: Part) {
-        let chunk = Int32(chunkLabels.count)
-        chunkLabels.append(part.labels)
-        chunkValues.append(part.values)
-        keys += part.keys
-        times += part.times
-        ids += part.ids
-        steps += part.steps
-        for row in part.rows { places.append((chunk, row)) }
+    let parts: [Part]
+
+    @inline(__always) private func head(part: Int, row: Int) -> Head {
+        Head(key: parts[part].keys[row], timeMs: parts[part].times[row], id: parts[part].ids[row],
+             steps: parts[part].steps[row], part: Int32(part), row: Int32(row))
     }
 
-    /// Adds every row to `evaluator`, actors numbered in the order of their keys ("k" + key, as
-    /// the evaluator knows them), each actor's rows together.
+    /// Adds every row to `evaluator`, in (actor key, time, id) order: each actor's rows together
+    /// and in the total order, so the evaluator walks them as they are (``FunnelEvaluator``
+    /// takes rows added in that order without sorting them). Actors are named "k" + key, as
+    /// the evaluator and ``ColumnFunnel/addSuccessOnAnyEvent`` know them.
     func hand(to evaluator: inout FunnelEvaluator) {
-        var actorOf = [Int32](repeating: 0, count: keys.count)
-        let order: [Int]
-        if keys.count < 1 << 32, keys.allSatisfy({ $0 < 1 << 32 }) {
-            var packed = [UInt64](unsafeUninitializedCapacity: keys.count) { buffer, initialized in
-                for index in keys.indices { buffer[index] = keys[index] << 32 | UInt64(index) }
-                initialized = keys.count
-            }
-            packed.sort()
-            var sorted = packed.map { Int($0 & 0xFFFF_FFFF) }
-            // Each actor's rows in the total order, (time, id), as the evaluator walks them.
-            var start = 0
-            while start < sorted.count {
-                let key = keys[sorted[start]]
-                var end = start + 1
-                while end < sorted.count && keys[sorted[end]] == key { end += 1 }
-                if end - start > 1 {
-                    sorted[start..<end].sort { a, b in times[a] != times[b] ? times[a] < times[b] : ids[a] < ids[b] }
-                }
-                let actor = evaluator.newActorNumber("k\(key)")
-                for index in sorted[start..<end] { actorOf[index] = actor }
-                start = end
-            }
-            order = sorted
+        let total = parts.reduce(0) { $0 + $1.keys.count }
+        evaluator.reserveCapacity(total)
+        // Each part is in key order, so its last key is its largest.
+        let largestKey = parts.map { $0.keys.last ?? 0 }.max() ?? 0
+        if largestKey < Self.largestCountedKey {
+            handByCounting(to: &evaluator, rows: total, largestKey: largestKey)
         } else {
-            order = Array(keys.indices)
-            var numbers: [UInt64: Int32] = [:]
-            for index in order {
-                if let known = numbers[keys[index]] { actorOf[index] = known; continue }
-                let actor = evaluator.actorNumber("k\(keys[index])")
-                numbers[keys[index]] = actor
-                actorOf[index] = actor
+            handByMerging(to: &evaluator)
+        }
+    }
+
+    /// Keys below this (UUID codes: one per distinct id of the store) are counted into place; a
+    /// bitmap of them takes at most 32 MiB. Text keys and users' keys are merged.
+    static let largestCountedKey: UInt64 = 1 << 28
+
+    /// A row on its way to the evaluator, placed by its actor's rank.
+    private struct Placed {
+        var timeMs: Int64
+        var id: UUIDWords
+        var steps: UInt32
+        var part: Int32
+        var row: Int32
+
+        @inline(__always) static func < (a: Placed, b: Placed) -> Bool {
+            a.timeMs != b.timeMs ? a.timeMs < b.timeMs : a.id < b.id
+        }
+    }
+
+    /// A counting sort by actor: a bitmap of the keys present gives each actor its rank in key
+    /// order (the bits below it: a count per 64-bit word, then one popcount), the rows are
+    /// counted per rank and copied to their actor's place in one pass over each part, and each
+    /// actor's few rows are put in (time, id) order where they are. The bitmap is one bit per
+    /// UUID code (46 KiB at 20,000 installs), so ranking stays in the cache, unlike a table of
+    /// numbers indexed by code; no comparison of keys, unlike a merge of the parts (a heap of
+    /// 150 runs: 100 ns a row, most of it mispredicted branches and loads, perf).
+    private func handByCounting(to evaluator: inout FunnelEvaluator, rows total: Int, largestKey: UInt64) {
+        let words = Int(largestKey >> 6) + 1
+        var present = [UInt64](repeating: 0, count: words)
+        for part in parts.indices {
+            for key in parts[part].keys { present[Int(key >> 6)] |= 1 << (key & 63) }
+        }
+        // below[w]: the actors whose key is under word w's first; keys[rank]: each actor's key.
+        var below = [Int32](repeating: 0, count: words)
+        var actorKeys: [UInt64] = []
+        for word in 0..<words {
+            below[word] = Int32(actorKeys.count)
+            var bits = present[word]
+            while bits != 0 {
+                actorKeys.append(UInt64(word << 6 | bits.trailingZeroBitCount))
+                bits &= bits - 1
             }
         }
-        evaluator.reserveCapacity(order.count)
-        for index in order {
-            let place = places[index]
-            let values = chunkValues[Int(place.chunk)]
-            evaluator.add(actorNumber: actorOf[index], timeMs: times[index], eventID: ids[index], steps: steps[index],
-                          breakdown: chunkLabels[Int(place.chunk)]?[Int(place.row)],
-                          values: values.map { $0[Int(place.row)] == 0 ? nil : "k\($0[Int(place.row)])" })
+        @inline(__always) func rank(_ key: UInt64) -> Int {
+            Int(below[Int(key >> 6)]) + (present[Int(key >> 6)] & ((1 << (key & 63)) &- 1)).nonzeroBitCount
+        }
+        var starts = [Int](repeating: 0, count: actorKeys.count + 1)
+        for part in parts.indices {
+            for key in parts[part].keys { starts[rank(key) + 1] += 1 }
+        }
+        for actor in actorKeys.indices { starts[actor + 1] += starts[actor] }
+        var next = starts
+        let placed = [Placed](unsafeUninitializedCapacity: total) { buffer, initialized in
+            for part in parts.indices {
+                let rows = parts[part]
+                for row in rows.keys.indices {
+                    let actor = rank(rows.keys[row])
+                    (buffer.baseAddress! + next[actor]).initialize(to: Placed(timeMs: rows.times[row], id: rows.ids[row], steps: rows.steps[row],
+                                                                           part: Int32(part), row: Int32(row)))
+                    next[actor] += 1
+                }
+            }
+            // Each actor's rows came part by part; put them in the total order (a few rows each:
+            // an insertion sort, no work when already in order).
+            for actor in actorKeys.indices where starts[actor + 1] - starts[actor] > 1 {
+                for index in (starts[actor] + 1)..<starts[actor + 1] {
+                    let moving = buffer[index]
+                    var hole = index
+                    while hole > starts[actor] && moving < buffer[hole - 1] {
+                        buffer[hole] = buffer[hole - 1]
+                        hole -= 1
+                    }
+                    buffer[hole] = moving
+                }
+            }
+            initialized = total
+        }
+        let labelled = parts.contains { $0.labels != nil || !$0.values.isEmpty }
+        for actor in actorKeys.indices {
+            let number = evaluator.newActorNumber("k\(actorKeys[actor])")
+            for index in starts[actor]..<starts[actor + 1] {
+                let row = placed[index]
+                if labelled {
+                    let (part, place) = (Int(row.part), Int(parts[Int(row.part)].rows[Int(row.row)]))
+                    evaluator.add(actorNumber: number, timeMs: row.timeMs, eventID: row.id, steps: row.steps,
+                                  breakdown: parts[part].labels?[place],
+                                  values: parts[part].values.map { $0[place] == 0 ? nil : "k\($0[place])" })
+                } else {
+                    evaluator.add(actorNumber: number, timeMs: row.timeMs, eventID: row.id, steps: row.steps, breakdown: nil)
+                }
+            }
+        }
+    }
+
+    /// A merge of the parts through a heap of their heads, for keys too large to count (text
+    /// ids, users): each row read once from its own part, in order.
+    private func handByMerging(to evaluator: inout FunnelEvaluator) {
+        let labelled = parts.contains { $0.labels != nil || !$0.values.isEmpty }
+        var heap: [Head] = []
+        heap.reserveCapacity(parts.count)
+        for index in parts.indices where !parts[index].keys.isEmpty { heap.append(head(part: index, row: 0)) }
+        // Heapify, then take the least head and replace it by its part's next row.
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(&heap, from: index) }
+        var actor: Int32 = -1
+        var actorKey: UInt64 = 0
+        while let least = heap.first {
+            if actor < 0 || least.key != actorKey {
+                actor = evaluator.newActorNumber("k\(least.key)")
+                actorKey = least.key
+            }
+            let (part, row) = (Int(least.part), Int(least.row))
+            if labelled {
+                let place = Int(parts[part].rows[row])
+                evaluator.add(actorNumber: actor, timeMs: least.timeMs, eventID: least.id, steps: least.steps,
+                              breakdown: parts[part].labels?[place],
+                              values: parts[part].values.map { $0[place] == 0 ? nil : "k\($0[place])" })
+            } else {
+                evaluator.add(actorNumber: actor, timeMs: least.timeMs, eventID: least.id, steps: least.steps, breakdown: nil)
+            }
+            if row + 1 < parts[part].keys.count {
+                heap[0] = head(part: part, row: row + 1)
+            } else {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if heap.count > 1 { siftDown(&heap, from: 0) }
+        }
+    }
+
+    @inline(__always) private func siftDown(_ heap: inout [Head], from start: Int) {
+        var index = start
+        let count = heap.count
+        while true {
+            let left = 2 * index + 1
+            guard left < count else { return }
+            var least = left
+            if left + 1 < count && heap[left + 1] < heap[left] { least = left + 1 }
+            guard heap[least] < heap[index] else { return }
+            heap.swapAt(least, index)
+            index = least
         }
     }
 }
