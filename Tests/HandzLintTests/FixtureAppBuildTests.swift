@@ -68,9 +68,14 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // Its own scratch: no index store (an editor's, not a build's; this package has no tests to
         // discover) and no debug information, which only cost time here. A shared one: its flags.
-        let flags = Self.environment["HANDZ_FIXTURE_SCRATCH"] != nil ? Self.buildFlags : ["--disable-index-store", "-debug-info-format", "none"]
+        // `swift package` (the command plugin's run) takes the same flags but the coverage one,
+        // which only `build` and `test` know: with the debug-information format it builds the
+        // plugin's tool as the builds did, not again (`-debug-info-format` is part of the build
+        // parameters; without it, the run rebuilt swift-syntax and the tool, about 200 s in CI).
+        var flags = Self.environment["HANDZ_FIXTURE_SCRATCH"] != nil ? Self.buildFlags : ["--disable-index-store", "-debug-info-format", "none"]
+        if arguments[0] == "package" { flags.removeAll { $0 == "--enable-code-coverage" } }
         process.arguments = ["swift", arguments[0], "--package-path", Self.app.path, "--scratch-path", Self.scratch.path]
-            + (arguments[0] == "build" ? flags : []) + arguments.dropFirst()
+            + flags + arguments.dropFirst()
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
