@@ -14,7 +14,7 @@ import HandzAnalyticsCore
 /// append per event is then a store, not two uniqueness checks and a small array's growth), plus
 /// one name per actor. ``report()`` groups the events by actor once (a counting sort, each
 /// actor's events then sorted in place) and walks one actor at a time.
-public struct FunnelEvaluator {
+public struct FunnelEvaluator: Sendable {
     public let query: FunnelQuery
     let stepCount: Int
     /// The success condition's bit in ``Event/steps`` (bit n), when the funnel has one.
@@ -143,19 +143,41 @@ public struct FunnelEvaluator {
     /// The report: every actor's reported chain, counted per step overall and, with a
     /// breakdown, per value of the chain's entry event (the chains are the same either way; the
     /// breakdown only labels them).
+    ///
+    /// Actors do not depend on each other, so they are walked in two runs of about equal events
+    /// on both cores (``ParallelWork``) and the two tallies merged: a step's median does not
+    /// depend on the order of its values, and its links are a union.
     public func report() -> FunnelReport {
         if query.funnel.handoffIndex != nil { return linkedReport() }
+        let (grouped, starts) = eventsByActor()
+        let middle = starts.firstIndex { $0 >= grouped.count / 2 } ?? actorNames.count
+        let runs = [0..<min(middle, actorNames.count), min(middle, actorNames.count)..<actorNames.count]
+        let evaluator = self
+        let tallies = ParallelWork.map(runs) { actors in evaluator.tally(actors, grouped: grouped, starts: starts) }
+        var (overall, buckets) = tallies[0]
+        for (more, moreBuckets) in tallies.dropFirst() {
+            overall.merge(more)
+            buckets.merge(moreBuckets) { mine, theirs in
+                var merged = mine
+                merged.merge(theirs)
+                return merged
+            }
+        }
+        return FunnelReport(query: query, overall: overall.rows(breakdown: nil), breakdownRows: bucketRows(buckets))
+    }
+
+    /// The chains of `actors`, counted overall and per breakdown value.
+    func tally(_ actors: Range<Int>, grouped: [Event], starts: [Int]) -> (overall: StepDeltas, buckets: [Int32: StepDeltas]) {
         var overall = StepDeltas(stepCount: stepCount)
         var buckets: [Int32: StepDeltas] = [:]
         let keyed = query.funnel.chainKey != nil
-        let (grouped, starts) = eventsByActor()
-        for actor in actorNames.indices where starts[actor + 1] > starts[actor] {
+        for actor in actors where starts[actor + 1] > starts[actor] {
             let ordered = Array(grouped[starts[actor]..<starts[actor + 1]])
             guard let chain = keyed ? keyedBestChain(ordered) : bestChain(ordered, steps: stepCount) else { continue }
             overall.add(chain)
             if query.breakdown != nil { buckets[chain.breakdown, default: StepDeltas(stepCount: stepCount)].add(chain) }
         }
-        return FunnelReport(query: query, overall: overall.rows(breakdown: nil), breakdownRows: bucketRows(buckets))
+        return (overall, buckets)
     }
 
     /// The breakdown's rows: one bucket per value, or — past ``FunnelQuery/breakdownLimit`` —
