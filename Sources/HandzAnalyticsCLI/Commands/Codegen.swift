@@ -7,8 +7,33 @@ import HandzCatalog
 struct Codegen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Generate code from the catalog.",
-        subcommands: [Swift.self, CodegenPrivacyManifest.self]
+        subcommands: [Swift.self, CodegenPrivacyManifest.self, BundledCatalogCommand.self]
     )
+
+    /// `codegen bundled-catalog --out DIR`: the catalog as Swift, for `CatalogLoader.loadChecked`.
+    struct BundledCatalogCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "bundled-catalog",
+            abstract: "Write the bundled catalog (every rule, funnel and KPI as Swift, with the text of the files it was read from) that commands use instead of the YAML when their catalog directory holds exactly those files."
+        )
+
+        @OptionGroup var options: CatalogOptions
+
+        @Option(help: "Output directory (Sources/HandzCatalog/Generated).")
+        var out: String
+
+        func run() throws {
+            let directory = try options.directory()
+            // Read from the YAML, never from the bundled catalog being replaced.
+            let loaded = try CatalogLoader.load(directory: directory)
+            let problems = (loaded.loadProblems + CatalogLinter.lint(loaded)).filter { $0.severity == .error }
+            guard problems.isEmpty else { throw CleanFailure("the catalog has problems:\n\(CatalogLoader.LoadError.problems(problems, directory: directory))") }
+            let generator = BundledCatalogGenerator(catalog: loaded.catalog, files: BundledCatalogGenerator.comparedFiles(.directory(directory)))
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            try generator.source().write(toFile: (out as NSString).appendingPathComponent(BundledCatalogGenerator.fileName), atomically: true, encoding: .utf8)
+            FileHandle.standardError.write(Data("wrote the bundled catalog \(loaded.catalog.version) to \(out)\n".utf8))
+        }
+    }
 
     struct Swift: ParsableCommand {
         static let configuration = CommandConfiguration(

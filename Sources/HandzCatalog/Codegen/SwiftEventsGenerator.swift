@@ -184,63 +184,8 @@ public struct SwiftEventsGenerator {
             out += "public enum AppAnalyticsCatalog {\n"
             out += "    public static let catalog = Catalog(\n"
         }
-        out += "        version: \(SwiftNames.literal(catalog.version)),\n"
-        let limits = catalog.limits
-        out += "        limits: CatalogLimits(maxEventBytes: \(limits.maxEventBytes), maxNestingDepth: \(limits.maxNestingDepth), maxScanDepth: \(limits.maxScanDepth), maxIssuesPerEvent: \(limits.maxIssuesPerEvent)),\n"
-        out += "        properties: [\n"
-        for name in catalog.properties.keys.sorted() {
-            out += "            \(SwiftNames.literal(name)): \(propertyLiteral(catalog.properties[name]!)),\n"
-        }
-        out += "        ],\n"
-        out += "        envelope: EnvelopeDefinition(required: \(list(catalog.envelope.required)), optional: \(list(catalog.envelope.optional)), commonOptional: \(list(catalog.envelope.commonOptional))),\n"
-        out += "        events: [\n"
-        for event in catalog.events {
-            let rules = event.properties.map { rule in
-                var parts = ["name: \(SwiftNames.literal(rule.name))", "isRequired: \(rule.isRequired)"]
-                if let values = rule.allowedValues { parts.append("allowedValues: \(list(values))") }
-                if let minimum = rule.minimum { parts.append("minimum: \(minimum)") }
-                if let maximum = rule.maximum { parts.append("maximum: \(maximum)") }
-                return "EventPropertyRule(\(parts.joined(separator: ", ")))"
-            }
-            out += "            EventDefinition(name: \(SwiftNames.literal(event.name)), status: .\(event.status.rawValue), domain: \(SwiftNames.literal(event.domain)), spec: \(SwiftNames.literal(event.spec)), properties: [\(rules.joined(separator: ", "))]),\n"
-        }
-        out += "        ],\n"
-        out += "        naming: NamingStandard(domains: \(list(catalog.naming.domains)), verbs: \(list(catalog.naming.verbs))),\n"
-        let reviewed = catalog.privacy.reviewedIdentifiers.keys.sorted().map { "\(SwiftNames.literal($0)): \(SwiftNames.literal(catalog.privacy.reviewedIdentifiers[$0]!))" }
-        out += "        privacy: PrivacyPolicy(deniedKeyTokens: \(list(catalog.privacy.deniedKeyTokens)), deniedKeySubstrings: \(list(catalog.privacy.deniedKeySubstrings)), reviewedIdentifiers: [\(reviewed.isEmpty ? ":" : reviewed.joined(separator: ", "))]),\n"
-        out += "        timeZones: [\n"
-        for zone in catalog.timeZones { out += "            \(SwiftNames.literal(zone)),\n" }
-        out += "        ]\n"
+        out += CatalogLiteral(catalog: catalog).arguments(indent: "        ")
         out += "    )\n}\n"
         return out
-    }
-
-    func list(_ values: [String]) -> String {
-        "[" + values.map(SwiftNames.literal).joined(separator: ", ") + "]"
-    }
-
-    func propertyLiteral(_ definition: PropertyDefinition) -> String {
-        var parts = ["name: \(SwiftNames.literal(definition.name))", "type: .\(definition.type.rawValue)"]
-        if let values = definition.allowedValues { parts.append("allowedValues: \(list(values))") }
-        if let format = definition.format { parts.append("format: .\(formatCase(format))") }
-        if let minimum = definition.minimum { parts.append("minimum: \(minimum)") }
-        if let maximum = definition.maximum { parts.append("maximum: \(maximum)") }
-        if !definition.isEnabled { parts.append("isEnabled: false") }
-        return "PropertyDefinition(\(parts.joined(separator: ", ")))"
-    }
-
-    func formatCase(_ format: StringFormat) -> String {
-        switch format {
-        case .uuid: "uuid"
-        case .timestampUTC: "timestampUTC"
-        case .slug: "slug"
-        case .routeID: "routeID"
-        case .appVersion: "appVersion"
-        case .buildNumber: "buildNumber"
-        case .locale: "locale"
-        case .ianaTimeZone: "ianaTimeZone"
-        case .osVersion: "osVersion"
-        case .deviceModel: "deviceModel"
-        }
     }
 }
