@@ -44,15 +44,16 @@ stage_wait "install: Debian packages and Python tools for the checks"
 
 # Two lanes from here: most checks below wait on one Python process, a server, a browser or a JVM
 # at a time, so the second core runs the other lane — the lint fixture app's build, the fuzzers
-# (one core each for their fixed time), then the engines' agreement — while this one runs the
-# rest; the two lanes' measured times are about equal (README, "Two commands"). Each check starts
+# (one core each for their fixed time), the engines' agreement, then the dashboards' check —
+# while this one runs the rest; the two lanes' measured times are about equal (README, "Two commands"). Each check starts
 # its own PostgreSQL on a free port and works in its own directory under WORK_DIR; nothing but
 # the fixture app's build uses `.build`.
 second_lane() {
   # The fixture app builds in this build directory with this build's flags, so swift-syntax and
   # the lint tool are already built: its two builds take about 40 s; the command plugin's run
-  # (`swift package handz-lint`, which takes no coverage flag) builds its tool again, about 200 s;
-  # 243 s in all on a clean clone, against 460 s in a directory of its own. Its build rewrites the
+  # (`swift package handz-lint`) gets the same flags but coverage, which `swift package` does not
+  # take, so it does not build its tool again (it did without `-debug-info-format none`: 200 s
+  # more, 243 s in all on a clean clone, against 460 s in a directory of its own). Its build rewrites the
   # directory's build plan, so it runs after the tests, coverage and docs, which read the plan;
   # and from the test binary itself, since `swift test` would hold the directory's lock.
   timed "the lint plugin fails the fixture app's build in place (FixtureAppBuildTests)" \
@@ -60,15 +61,18 @@ second_lane() {
     "$BIN_DIR/HandzAnalyticsPackageTests.xctest" --testing-library swift-testing --filter FixtureAppBuildTests || return
   timed "fuzz: the parsers that read attacker bytes (libFuzzer, 20 s each; FUZZING.md)" scripts/fuzz.sh 20 || return
   timed "funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark" scripts/check-engines.sh || return
+  # The report's screenshots and the Grafana queries: in this lane since the fixture app's build
+  # stopped building the lint tool a second time (about 200 s less here), which left this lane
+  # the shorter one.
+  timed "the CH33 §7 dashboards: report screenshots in headless Chromium, Grafana queries on PostgreSQL and ClickHouse" scripts/check-dashboards.sh || return
 }
-stage_start "lane: the lint fixture app, the fuzzers, then the engines' agreement" second_lane
+stage_start "lane: the lint fixture app, the fuzzers, the engines' agreement, then the dashboards" second_lane
 stage "JSON Schema export agrees with the validator" scripts/check-jsonschema-agreement.sh
 stage "an app that uses only the client: resolved packages within the budget, builds, its batch is stored" scripts/check-consumer.sh
 stage "the HTTP contract (openapi.yaml) against the live server, with schemathesis" scripts/check-openapi.sh
 stage "the dashboards served live, in Chromium through chromium-driver (Selenium)" scripts/check-served-dashboards.sh
 stage "the deployment guide: systemd units, serve from its settings file behind nginx with TLS, Prometheus and the operator's dashboard, backup, upgrade and rollback" scripts/check-deployment.sh
-stage "the CH33 §7 dashboards: report screenshots in headless Chromium, Grafana queries on PostgreSQL and ClickHouse" scripts/check-dashboards.sh
 stage "two ingest nodes on one PostgreSQL store (kill -9 mid-load: exactly once), key rotation, the lake on Spark, ClickHouse and DuckDB" \
   scripts/check-cluster.sh
-stage_wait "lane: the lint fixture app, the fuzzers, then the engines' agreement"
+stage_wait "lane: the lint fixture app, the fuzzers, the engines' agreement, then the dashboards"
 echo "== all tests passed"
