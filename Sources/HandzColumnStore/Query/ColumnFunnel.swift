@@ -303,13 +303,16 @@ struct FunnelRows {
     /// bitmap of them takes at most 32 MiB. Text keys and users' keys are merged.
     static let largestCountedKey: UInt64 = 1 << 28
 
-    /// A row on its way to the evaluator, placed by its actor's rank.
-    private struct Placed {
+    /// A labelled row on its way to the evaluator, placed by its actor's rank: its chunk's
+    /// breakdown labels and linked values travel with it (array references, not copies).
+    private struct Placed: Sendable {
         var timeMs: Int64
         var id: UUIDWords
         var steps: UInt32
-        var part: Int32
+        /// The row's row in its chunk, for its label and linked values.
         var row: Int32
+        var labels: [String?]?
+        var values: [[UInt64]]
 
         @inline(__always) static func < (a: Placed, b: Placed) -> Bool {
             a.timeMs != b.timeMs ? a.timeMs < b.timeMs : a.id < b.id
@@ -318,76 +321,97 @@ struct FunnelRows {
 
     /// A counting sort by actor: a bitmap of the keys present gives each actor its rank in key
     /// order (the bits below it: a count per 64-bit word, then one popcount), the rows are
-    /// counted per rank and copied to their actor's place in one pass over each part, and each
-    /// actor's few rows are put in (time, id) order where they are. The bitmap is one bit per
-    /// UUID code (46 KiB at 20,000 installs), so ranking stays in the cache, unlike a table of
-    /// numbers indexed by code; no comparison of keys, unlike a merge of the parts (a heap of
-    /// 150 runs: 100 ns a row, most of it mispredicted branches and loads, perf).
+    /// counted per rank and copied to their actor's place, and each actor's few rows are put in
+    /// (time, id) order where they are. The bitmap is one bit per UUID code (46 KiB at 20,000
+    /// installs), so ranking stays in the cache, unlike a table of numbers indexed by code; no
+    /// comparison of keys, unlike a merge of the parts (a heap of 150 runs: 100 ns a row, most
+    /// of it mispredicted branches and loads, perf). Without breakdown labels or linked values
+    /// the rows are placed as the evaluator's own events and handed over whole
+    /// (`FunnelEvaluator.adopt`): no second copy.
     private func handByCounting(to evaluator: inout FunnelEvaluator, rows total: Int, largestKey: UInt64) {
-        let words = Int(largestKey >> 6) + 1
-        var present = [UInt64](repeating: 0, count: words)
+        let ranks = ActorRanks(parts, largestKey: largestKey)
+        var starts = [Int](repeating: 0, count: ranks.keys.count + 1)
         for part in parts.indices {
-            for key in parts[part].keys { present[Int(key >> 6)] |= 1 << (key & 63) }
+            for key in parts[part].keys { starts[ranks.rank(key) + 1] += 1 }
         }
-        // below[w]: the actors whose key is under word w's first; keys[rank]: each actor's key.
-        var below = [Int32](repeating: 0, count: words)
-        var actorKeys: [UInt64] = []
-        for word in 0..<words {
-            below[word] = Int32(actorKeys.count)
-            var bits = present[word]
-            while bits != 0 {
-                actorKeys.append(UInt64(word << 6 | bits.trailingZeroBitCount))
-                bits &= bits - 1
+        for actor in ranks.keys.indices { starts[actor + 1] += starts[actor] }
+        let labelled = parts.contains { $0.labels != nil || !$0.values.isEmpty }
+        guard labelled else {
+            let parts = self.parts
+            let events = place(ranks, starts: starts, total: total,
+                               row: { part, row, actor in
+                                   FunnelEvaluator.Event(actor: Int32(actor), timeMs: parts[part].times[row], eventID: parts[part].ids[row], steps: parts[part].steps[row])
+                               },
+                               before: FunnelEvaluator.Event.before)
+            evaluator.adopt(actorNames: ranks.keys.map { "k\($0)" }, events: events)
+            return
+        }
+        let parts = self.parts
+        let placed = place(ranks, starts: starts, total: total,
+                           row: { part, row, _ in
+                               Placed(timeMs: parts[part].times[row], id: parts[part].ids[row], steps: parts[part].steps[row], row: parts[part].rows[row],
+                                      labels: parts[part].labels, values: parts[part].values)
+                           },
+                           before: { $0 < $1 })
+        for actor in ranks.keys.indices {
+            let number = evaluator.newActorNumber("k\(ranks.keys[actor])")
+            for row in placed[starts[actor]..<starts[actor + 1]] {
+                let place = Int(row.row)
+                evaluator.add(actorNumber: number, timeMs: row.timeMs, eventID: row.id, steps: row.steps,
+                              breakdown: row.labels?[place], values: row.values.map { $0[place] == 0 ? nil : "k\($0[place])" })
             }
         }
-        @inline(__always) func rank(_ key: UInt64) -> Int {
-            Int(below[Int(key >> 6)]) + (present[Int(key >> 6)] & ((1 << (key & 63)) &- 1)).nonzeroBitCount
-        }
-        var starts = [Int](repeating: 0, count: actorKeys.count + 1)
-        for part in parts.indices {
-            for key in parts[part].keys { starts[rank(key) + 1] += 1 }
-        }
-        for actor in actorKeys.indices { starts[actor + 1] += starts[actor] }
-        var next = starts
-        let placed = [Placed](unsafeUninitializedCapacity: total) { buffer, initialized in
-            for part in parts.indices {
-                let rows = parts[part]
-                for row in rows.keys.indices {
-                    let actor = rank(rows.keys[row])
-                    (buffer.baseAddress! + next[actor]).initialize(to: Placed(timeMs: rows.times[row], id: rows.ids[row], steps: rows.steps[row],
-                                                                           part: Int32(part), row: Int32(row)))
-                    next[actor] += 1
-                }
+    }
+
+    /// Every row copied to its actor's place (`starts`), each actor's rows then sorted by
+    /// `before`, on both cores: the actors split in two runs of about equal rows, and each part's
+    /// rows of a run a contiguous range of it (a part is in key order), found by binary search.
+    /// The runs write disjoint places of one array.
+    private func place<Row: Sendable>(_ ranks: ActorRanks, starts: [Int], total: Int,
+                                      row make: @escaping @Sendable (_ part: Int, _ row: Int, _ actor: Int) -> Row,
+                                      before: @escaping @Sendable (Row, Row) -> Bool) -> [Row] {
+        let actors = ranks.keys.count
+        let middle = min(starts.firstIndex { $0 >= total / 2 } ?? actors, actors)
+        // Each part's first row of the second run: its first key at or past the middle actor's.
+        let splits = parts.map { part -> Int in
+            guard middle < actors else { return part.keys.count }
+            let key = ranks.keys[middle]
+            var (low, high) = (0, part.keys.count)
+            while low < high {
+                let mid = (low + high) / 2
+                if part.keys[mid] < key { low = mid + 1 } else { high = mid }
             }
-            // Each actor's rows came part by part; put them in the total order (a few rows each:
-            // an insertion sort, no work when already in order).
-            for actor in actorKeys.indices where starts[actor + 1] - starts[actor] > 1 {
-                for index in (starts[actor] + 1)..<starts[actor + 1] {
-                    let moving = buffer[index]
-                    var hole = index
-                    while hole > starts[actor] && moving < buffer[hole - 1] {
-                        buffer[hole] = buffer[hole - 1]
-                        hole -= 1
+            return low
+        }
+        let parts = self.parts
+        return [Row](unsafeUninitializedCapacity: total) { buffer, initialized in
+            nonisolated(unsafe) let base = buffer.baseAddress!
+            let runs = [(actors: 0..<middle, second: false), (actors: middle..<actors, second: true)]
+            _ = ParallelWork.map(runs) { run in
+                var next = starts
+                for part in parts.indices {
+                    let rows = run.second ? splits[part]..<parts[part].keys.count : 0..<splits[part]
+                    for row in rows {
+                        let actor = ranks.rank(parts[part].keys[row])
+                        (base + next[actor]).initialize(to: make(part, row, actor))
+                        next[actor] += 1
                     }
-                    buffer[hole] = moving
+                }
+                // Each actor's rows came part by part; put them in the total order (a few rows
+                // each: an insertion sort, no work when already in order).
+                for actor in run.actors where starts[actor + 1] - starts[actor] > 1 {
+                    for index in (starts[actor] + 1)..<starts[actor + 1] {
+                        let moving = base[index]
+                        var hole = index
+                        while hole > starts[actor] && before(moving, base[hole - 1]) {
+                            base[hole] = base[hole - 1]
+                            hole -= 1
+                        }
+                        base[hole] = moving
+                    }
                 }
             }
             initialized = total
-        }
-        let labelled = parts.contains { $0.labels != nil || !$0.values.isEmpty }
-        for actor in actorKeys.indices {
-            let number = evaluator.newActorNumber("k\(actorKeys[actor])")
-            for index in starts[actor]..<starts[actor + 1] {
-                let row = placed[index]
-                if labelled {
-                    let (part, place) = (Int(row.part), Int(parts[Int(row.part)].rows[Int(row.row)]))
-                    evaluator.add(actorNumber: number, timeMs: row.timeMs, eventID: row.id, steps: row.steps,
-                                  breakdown: parts[part].labels?[place],
-                                  values: parts[part].values.map { $0[place] == 0 ? nil : "k\($0[place])" })
-                } else {
-                    evaluator.add(actorNumber: number, timeMs: row.timeMs, eventID: row.id, steps: row.steps, breakdown: nil)
-                }
-            }
         }
     }
 
@@ -438,5 +462,39 @@ struct FunnelRows {
             heap.swapAt(least, index)
             index = least
         }
+    }
+}
+
+/// Each actor's rank in key order, from a bitmap of the keys present (UUID codes below
+/// ``FunnelRows/largestCountedKey``): the actors with a smaller key are a count per 64-bit word
+/// plus one popcount within the word.
+struct ActorRanks: Sendable {
+    private let present: [UInt64]
+    /// The actors with a key under each word's first.
+    private let below: [Int32]
+    /// Each rank's key, in key order.
+    let keys: [UInt64]
+
+    init(_ parts: [FunnelRows.Part], largestKey: UInt64) {
+        let words = Int(largestKey >> 6) + 1
+        var present = [UInt64](repeating: 0, count: words)
+        for part in parts {
+            for key in part.keys { present[Int(key >> 6)] |= 1 << (key & 63) }
+        }
+        var below = [Int32](repeating: 0, count: words)
+        var keys: [UInt64] = []
+        for word in 0..<words {
+            below[word] = Int32(keys.count)
+            var bits = present[word]
+            while bits != 0 {
+                keys.append(UInt64(word << 6 | bits.trailingZeroBitCount))
+                bits &= bits - 1
+            }
+        }
+        (self.present, self.below, self.keys) = (present, below, keys)
+    }
+
+    @inline(__always) func rank(_ key: UInt64) -> Int {
+        Int(below[Int(key >> 6)]) + (present[Int(key >> 6)] & ((1 << (key & 63)) &- 1)).nonzeroBitCount
     }
 }

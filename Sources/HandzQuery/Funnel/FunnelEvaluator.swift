@@ -33,24 +33,45 @@ public struct FunnelEvaluator: Sendable {
     var values: [[String?]] = []
 
     /// One funnel event: its place in the total order and the steps it matches (bit k−1: step k;
-    /// bit n: the success condition).
-    struct Event {
-        var timeMs: Int64
-        var idHigh: UInt64
-        var idLow: UInt64
-        var steps: UInt32
-        var breakdown: Int32
+    /// bit n: the success condition). Public so a reader that groups the events by actor itself
+    /// can hand them over whole (``adopt(actorNames:events:)``).
+    public struct Event: Sendable {
+        @usableFromInline var timeMs: Int64
+        @usableFromInline var idHigh: UInt64
+        @usableFromInline var idLow: UInt64
+        @usableFromInline var steps: UInt32
+        @usableFromInline var breakdown: Int32
         /// Index into ``FunnelEvaluator/values``; −1 in single-actor funnels without a chain key.
-        var values: Int32 = -1
+        @usableFromInline var values: Int32 = -1
         /// The actor's number (``FunnelEvaluator/actorNumber(_:)``).
-        var actor: Int32 = 0
+        @usableFromInline var actor: Int32 = 0
+
+        @usableFromInline init(timeMs: Int64, idHigh: UInt64, idLow: UInt64, steps: UInt32, breakdown: Int32, values: Int32 = -1, actor: Int32 = 0) {
+            (self.timeMs, self.idHigh, self.idLow, self.steps, self.breakdown, self.values, self.actor) = (timeMs, idHigh, idLow, steps, breakdown, values, actor)
+        }
+
+        /// An event with no breakdown value and no linked values, of actor number `actor`.
+        @inlinable public init(actor: Int32, timeMs: Int64, eventID: UUIDWords, steps: UInt32) {
+            self.init(timeMs: timeMs, idHigh: eventID.high, idLow: eventID.low, steps: steps, breakdown: -1, actor: actor)
+        }
 
         /// The total order of CH33 analysis: (event_time_utc, event_id), the id compared as bytes.
-        static func before(_ a: Event, _ b: Event) -> Bool {
+        @inlinable public static func before(_ a: Event, _ b: Event) -> Bool {
             if a.timeMs != b.timeMs { return a.timeMs < b.timeMs }
             if a.idHigh != b.idHigh { return a.idHigh < b.idHigh }
             return a.idLow < b.idLow
         }
+    }
+
+    /// Takes a funnel's events already grouped by actor — actor n named `actorNames[n]`, its
+    /// events together, in the total order (``Event/before(_:_:)``), actors in number order —
+    /// as they are, with no copy: for a reader that groups them itself (the column store's count
+    /// by actor). Only on an evaluator with no events yet, for events with no breakdown value and
+    /// no linked values; events added after it are sorted in as usual.
+    public mutating func adopt(actorNames names: [String], events grouped: [Event]) {
+        precondition(events.isEmpty && actorNames.isEmpty, "adopt(actorNames:events:) on an evaluator that has events")
+        actorNames = names
+        events = grouped
     }
 
     public init(query: FunnelQuery) {
