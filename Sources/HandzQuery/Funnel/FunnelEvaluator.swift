@@ -166,7 +166,7 @@ public struct FunnelEvaluator: Sendable {
     /// breakdown only labels them).
     ///
     /// Actors do not depend on each other, so they are walked in two runs of about equal events
-    /// on both cores (``ParallelWork``) and the two tallies merged: a step's median does not
+    /// on both cores (`ParallelWork`, in the core) and the two tallies merged: a step's median does not
     /// depend on the order of its values, and its links are a union.
     public func report() -> FunnelReport {
         if query.funnel.handoffIndex != nil { return linkedReport() }
