@@ -52,8 +52,9 @@ second_lane() {
   # The fixture app builds in this build directory with this build's flags, so swift-syntax and
   # the lint tool are already built: its two builds take about 40 s; the command plugin's run
   # (`swift package handz-lint`) gets the same flags but coverage, which `swift package` does not
-  # take, so it does not build its tool again (it did without `-debug-info-format none`: 200 s
-  # more, 243 s in all on a clean clone, against 460 s in a directory of its own). Its build rewrites the
+  # take: the coverage setting is part of the build parameters, so it still builds swift-syntax
+  # and the tool again (98 s of the stage's 133 s on 30f4e2e's clean clone; without coverage, in
+  # a plain build directory, the run reuses them and takes 9 s). Its build rewrites the
   # directory's build plan, so it runs after the tests, coverage and docs, which read the plan;
   # and from the test binary itself, since `swift test` would hold the directory's lock.
   timed "the lint plugin fails the fixture app's build in place (FixtureAppBuildTests)" \
@@ -61,9 +62,9 @@ second_lane() {
     "$BIN_DIR/HandzAnalyticsPackageTests.xctest" --testing-library swift-testing --filter FixtureAppBuildTests || return
   timed "fuzz: the parsers that read attacker bytes (libFuzzer, 20 s each; FUZZING.md)" scripts/fuzz.sh 20 || return
   timed "funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark" scripts/check-engines.sh || return
-  # The report's screenshots and the Grafana queries: in this lane since the fixture app's build
-  # stopped building the lint tool a second time (about 200 s less here), which left this lane
-  # the shorter one.
+  # The report's screenshots and the Grafana queries (about 17 s): in this lane, which is the
+  # longer one by about 150 s on a clean clone (30f4e2e: 654 s against 500 s) but runs mostly
+  # single-threaded checks beside lane one's servers and Python.
   timed "the CH33 §7 dashboards: report screenshots in headless Chromium, Grafana queries on PostgreSQL and ClickHouse" scripts/check-dashboards.sh || return
 }
 stage_start "lane: the lint fixture app, the fuzzers, the engines' agreement, then the dashboards" second_lane
