@@ -203,13 +203,12 @@ public struct ColumnFunnel: Sendable {
 ///
 /// Each chunk is sorted by install, then time, then event id, so each worker's ``Part`` is a
 /// run already in (actor key, time, id) order (a part that is not — text install ids, users of
-/// `--actor user` — is sorted by its worker first, ``Part/sortByActor()``). The runs are merged
-/// through a heap of their heads, so every row is read once from its own part, in order, and
-/// reaches the evaluator in the order it walks: no copy of every row into one table, no sort of
-/// the whole by key, no per-actor sort, and no lookup by row in arrays gathered from all chunks
-/// (each was a cache miss: those three were a quarter of an F0 process, perf). Such a table
-/// indexed by UUID code, as an earlier slice had, spans every id of the store and missed the
-/// cache on most rows too.
+/// `--actor user` — is sorted by its worker first, ``Part/sortByActor()``). UUID codes are
+/// counted into their actor's place (``KeyRanks``: a bitmap of the codes present ranks them);
+/// other keys take a merge of the parts' runs through a heap of their heads. Either way every
+/// row is read once from its own part, in order: no copy of every row into one table, no sort
+/// of the whole by key, and no lookup by row in arrays gathered from all chunks (each was a
+/// cache miss: those were a quarter of an F0 process, perf).
 struct FunnelRows {
     /// One chunk's rows of the funnel, as a worker matched them.
     struct Part {
@@ -289,7 +288,6 @@ struct FunnelRows {
     /// the evaluator and ``ColumnFunnel/addSuccessOnAnyEvent`` know them.
     func hand(to evaluator: inout FunnelEvaluator) {
         let total = parts.reduce(0) { $0 + $1.keys.count }
-        evaluator.reserveCapacity(total)
         // Each part is in key order, so its last key is its largest.
         let largestKey = parts.map { $0.keys.last ?? 0 }.max() ?? 0
         if largestKey < Self.largestCountedKey {
@@ -299,9 +297,8 @@ struct FunnelRows {
         }
     }
 
-    /// Keys below this (UUID codes: one per distinct id of the store) are counted into place; a
-    /// bitmap of them takes at most 32 MiB. Text keys and users' keys are merged.
-    static let largestCountedKey: UInt64 = 1 << 28
+    /// Keys below this are counted into place (``KeyRanks``); text keys are merged.
+    static let largestCountedKey = KeyRanks.limit
 
     /// A labelled row on its way to the evaluator, placed by its actor's rank: its chunk's
     /// breakdown labels and linked values travel with it (array references, not copies).
@@ -329,7 +326,7 @@ struct FunnelRows {
     /// the rows are placed as the evaluator's own events and handed over whole
     /// (`FunnelEvaluator.adopt`): no second copy.
     private func handByCounting(to evaluator: inout FunnelEvaluator, rows total: Int, largestKey: UInt64) {
-        let ranks = ActorRanks(parts, largestKey: largestKey)
+        let ranks = KeyRanks(parts.lazy.map(\.keys), largestKey: largestKey)
         var starts = [Int](repeating: 0, count: ranks.keys.count + 1)
         for part in parts.indices {
             for key in parts[part].keys { starts[ranks.rank(key) + 1] += 1 }
@@ -346,6 +343,7 @@ struct FunnelRows {
             evaluator.adopt(actorNames: ranks.keys.map { "k\($0)" }, events: events)
             return
         }
+        evaluator.reserveCapacity(total)
         let parts = self.parts
         let placed = place(ranks, starts: starts, total: total,
                            row: { part, row, _ in
@@ -367,7 +365,7 @@ struct FunnelRows {
     /// `before`, on both cores: the actors split in two runs of about equal rows, and each part's
     /// rows of a run a contiguous range of it (a part is in key order), found by binary search.
     /// The runs write disjoint places of one array.
-    private func place<Row: Sendable>(_ ranks: ActorRanks, starts: [Int], total: Int,
+    private func place<Row: Sendable>(_ ranks: KeyRanks, starts: [Int], total: Int,
                                       row make: @escaping @Sendable (_ part: Int, _ row: Int, _ actor: Int) -> Row,
                                       before: @escaping @Sendable (Row, Row) -> Bool) -> [Row] {
         let actors = ranks.keys.count
@@ -418,6 +416,7 @@ struct FunnelRows {
     /// A merge of the parts through a heap of their heads, for keys too large to count (text
     /// ids, users): each row read once from its own part, in order.
     private func handByMerging(to evaluator: inout FunnelEvaluator) {
+        evaluator.reserveCapacity(parts.reduce(0) { $0 + $1.keys.count })
         let labelled = parts.contains { $0.labels != nil || !$0.values.isEmpty }
         var heap: [Head] = []
         heap.reserveCapacity(parts.count)
@@ -462,39 +461,5 @@ struct FunnelRows {
             heap.swapAt(least, index)
             index = least
         }
-    }
-}
-
-/// Each actor's rank in key order, from a bitmap of the keys present (UUID codes below
-/// ``FunnelRows/largestCountedKey``): the actors with a smaller key are a count per 64-bit word
-/// plus one popcount within the word.
-struct ActorRanks: Sendable {
-    private let present: [UInt64]
-    /// The actors with a key under each word's first.
-    private let below: [Int32]
-    /// Each rank's key, in key order.
-    let keys: [UInt64]
-
-    init(_ parts: [FunnelRows.Part], largestKey: UInt64) {
-        let words = Int(largestKey >> 6) + 1
-        var present = [UInt64](repeating: 0, count: words)
-        for part in parts {
-            for key in part.keys { present[Int(key >> 6)] |= 1 << (key & 63) }
-        }
-        var below = [Int32](repeating: 0, count: words)
-        var keys: [UInt64] = []
-        for word in 0..<words {
-            below[word] = Int32(keys.count)
-            var bits = present[word]
-            while bits != 0 {
-                keys.append(UInt64(word << 6 | bits.trailingZeroBitCount))
-                bits &= bits - 1
-            }
-        }
-        (self.present, self.below, self.keys) = (present, below, keys)
-    }
-
-    @inline(__always) func rank(_ key: UInt64) -> Int {
-        Int(below[Int(key >> 6)]) + (present[Int(key >> 6)] & ((1 << (key & 63)) &- 1)).nonzeroBitCount
     }
 }

@@ -33,9 +33,11 @@ struct ScannedRows {
     var masks: [UInt32] = []
     var texts: [[UInt64]]
     var integers: [[Int64?]]
-    /// Actor number → the actor's text key (the install's or the user's); session number → the session's.
-    var installs = DenseNumbers()
-    var sessions = DenseNumbers()
+    /// Actor number → the actor's text key (the install's or the user's); session number → the
+    /// session's. Numbered in key order after the scan (``KeyRanks``), or in order of first
+    /// sight for keys past its limit (text ids, users).
+    var installs = NumberedKeys()
+    var sessions = NumberedKeys()
     var eventNames: [String] = []
 
     var count: Int { time.count }
@@ -47,6 +49,9 @@ struct ScannedRows {
         let integerColumns = request.integerColumns.map(RowMatchers.columnName)
         let lower = request.fromMs ?? .min, upper = request.toMs ?? .max
         let actors = try ActorKeys(request.actor, store: store)
+        // Each row's actor and session key, numbered once every chunk is read.
+        var actorKeys: [UInt64] = []
+        var sessionKeys: [UInt64] = []
         for entry in store.manifest.chunks where (request.events?.contains(entry.event) ?? true) && entry.maxTimeMs >= lower && entry.minTimeMs < upper {
             let read = try store.columns(entry)
             let times = try read.times(ColumnName.eventTime)
@@ -60,39 +65,28 @@ struct ScannedRows {
             }
             let installKeys = actors.keys(try read.keys(ColumnName.installID, store.textKeys))
             let masks = try request.matchers.masks(read, strings: store.strings)
-            let sessionKeys = request.withSessions ? try read.textKeys(ColumnName.sessionID, store.textKeys) : []
+            let chunkSessions = request.withSessions ? try read.textKeys(ColumnName.sessionID, store.textKeys) : []
             let ids = request.withIDs ? try read.ids() : []
             let textValues = try textColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) }
             let integerValues = try integerColumns.map { name throws(ColumnStoreError) in try read.integers(name, dictionaries: store.strings) }
             reserve(rows.count)
-            // Rows are in install order: one lookup per run of an install's rows (the number
-            // tables span every UUID code of the store, and a lookup is often a cache miss).
-            // Within an install's rows (by time) a session's rows run together too.
-            var (runKey, runActor): (UInt64, Int32) = (.max, 0)
-            var (sessionRunKey, sessionRunNumber): (UInt64, Int32) = (.max, 0)
-            for row in rows {
-                if installKeys[row] != runKey { (runKey, runActor) = (installKeys[row], installs.number(installKeys[row])) }
-                actor.append(runActor)
-                time.append(times[row])
-                event.append(eventIndex)
-                self.masks.append(masks[row])
-                if request.withSessions {
-                    let key = sessionKeys[row]
-                    if key != sessionRunKey { (sessionRunKey, sessionRunNumber) = (key, key == 0 ? -1 : sessions.number(key)) }
-                    session.append(sessionRunNumber)
-                }
-                if request.withIDs { self.ids.append(ids[row]) }
-            }
+            actorKeys.append(contentsOf: rows.lazy.map { installKeys[$0] })
+            time.append(contentsOf: rows.lazy.map { times[$0] })
+            event.append(contentsOf: repeatElement(eventIndex, count: rows.count))
+            self.masks.append(contentsOf: rows.lazy.map { masks[$0] })
+            if request.withSessions { sessionKeys.append(contentsOf: rows.lazy.map { chunkSessions[$0] }) }
+            if request.withIDs { self.ids.append(contentsOf: rows.lazy.map { ids[$0] }) }
             for (index, values) in textValues.enumerated() { texts[index].append(contentsOf: rows.lazy.map { values[$0] }) }
             for (index, values) in integerValues.enumerated() { integers[index].append(contentsOf: rows.lazy.map { values[$0] }) }
         }
+        (installs, actor) = NumberedKeys.numbering(actorKeys, absentIsNone: false)
+        if request.withSessions { (sessions, session) = NumberedKeys.numbering(sessionKeys, absentIsNone: true) }
     }
 
     private mutating func reserve(_ more: Int) {
         let wanted = count + more
-        guard actor.capacity < wanted else { return }
-        let capacity = max(wanted, actor.capacity * 2)
-        actor.reserveCapacity(capacity)
+        guard time.capacity < wanted else { return }
+        let capacity = max(wanted, time.capacity * 2)
         time.reserveCapacity(capacity)
         event.reserveCapacity(capacity)
         masks.reserveCapacity(capacity)
@@ -100,4 +94,28 @@ struct ScannedRows {
 
     /// Whether row `row` has every bit of `bit`.
     @inline(__always) func has(_ row: Int, _ bit: UInt32) -> Bool { masks[row] & bit != 0 }
+}
+
+/// Dense numbers for the keys of a scan's rows (``ScannedRows/installs``, ``ScannedRows/sessions``):
+/// each number's key.
+struct NumberedKeys {
+    private(set) var keys: [UInt64] = []
+
+    var count: Int { keys.count }
+
+    /// Each row's number for `rows` (−1 for key 0 when `absentIsNone`: SQL's one NULL session),
+    /// and the keys by number: in key order through ``KeyRanks`` when every key is below its
+    /// limit (UUID codes), else in order of first sight (``DenseNumbers``).
+    static func numbering(_ rows: [UInt64], absentIsNone: Bool) -> (NumberedKeys, [Int32]) {
+        let largest = rows.max() ?? 0
+        if largest < KeyRanks.limit {
+            let ranks = KeyRanks(CollectionOfOne(rows), largestKey: largest, excludingZero: absentIsNone)
+            return (NumberedKeys(keys: ranks.keys), rows.map { absentIsNone && $0 == 0 ? -1 : Int32(ranks.rank($0)) })
+        }
+        var numbers = DenseNumbers()
+        var assigned = [Int32]()
+        assigned.reserveCapacity(rows.count)
+        for key in rows { assigned.append(absentIsNone && key == 0 ? -1 : numbers.number(key)) }
+        return (NumberedKeys(keys: numbers.keys), assigned)
+    }
 }

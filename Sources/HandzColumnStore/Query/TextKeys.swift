@@ -110,3 +110,48 @@ struct DenseNumbers {
         return number
     }
 }
+
+/// Dense numbers for keys in key order, from a bitmap of the keys present: a key's number is the
+/// count of smaller keys present — a count per 64-bit word, then one popcount within the word.
+/// For keys below ``limit`` (UUID codes: one per distinct id of the store; the bitmap then takes
+/// at most 32 MiB, and 232 KiB for the 1.86 M ids of 100,000 installs). Unlike a table of numbers
+/// indexed by code (``DenseNumbers``), whose 4 bytes per code spread over megabytes and missed
+/// the cache on most lookups (84 % of `ScannedRows`' time at 100,000 installs, perf annotate),
+/// the bitmap and its counts stay in the cache. Used by the funnel's hand-over (actors) and by
+/// ``ScannedRows`` (actors and sessions).
+struct KeyRanks: Sendable {
+    static let limit: UInt64 = 1 << 28
+    private let present: [UInt64]
+    /// The keys present under each word's first.
+    private let below: [Int32]
+    /// Each number's key, in key order.
+    let keys: [UInt64]
+
+    /// The ranks of every key in `lists` (each below ``limit``; `largestKey` at least the largest),
+    /// leaving 0 out when `excludingZero` (an absent session).
+    init(_ lists: some Sequence<[UInt64]>, largestKey: UInt64, excludingZero: Bool = false) {
+        precondition(largestKey < Self.limit, "KeyRanks for keys past its limit")
+        let words = Int(largestKey >> 6) + 1
+        var present = [UInt64](repeating: 0, count: words)
+        for keys in lists {
+            for key in keys { present[Int(key >> 6)] |= 1 << (key & 63) }
+        }
+        if excludingZero { present[0] &= ~1 }
+        var below = [Int32](repeating: 0, count: words)
+        var keys: [UInt64] = []
+        for word in 0..<words {
+            below[word] = Int32(keys.count)
+            var bits = present[word]
+            while bits != 0 {
+                keys.append(UInt64(word << 6 | bits.trailingZeroBitCount))
+                bits &= bits - 1
+            }
+        }
+        (self.present, self.below, self.keys) = (present, below, keys)
+    }
+
+    /// The number of `key`, which must be present.
+    @inline(__always) func rank(_ key: UInt64) -> Int {
+        Int(below[Int(key >> 6)]) + (present[Int(key >> 6)] & ((1 << (key & 63)) &- 1)).nonzeroBitCount
+    }
+}
