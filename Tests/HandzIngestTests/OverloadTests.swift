@@ -50,6 +50,11 @@ import Testing
                             let answer = try await client.send(events: events, gzip: batch % 2 == 0)
                             outcomes.append(Outcome(status: answer.status, retryAfter: answer.headers["retry-after"],
                                                     accepted: answer.json?["accepted"] as? Int))
+                        } catch let error as URLError where error.code == .networkConnectionLost {
+                            // URLSession on Linux throws `URLError`; a conditional cast of it to
+                            // `NSError` fails there (no bridging in dynamic casts), so the reset
+                            // escaped the `NSError` pattern this had (CI of 26c4ead, 2026-11-28).
+                            outcomes.append(Outcome(status: 0, retryAfter: nil, accepted: nil))
                         } catch let error as NSError where error.domain == NSURLErrorDomain && error.code == NSURLErrorNetworkConnectionLost {
                             outcomes.append(Outcome(status: 0, retryAfter: nil, accepted: nil))
                         }
