@@ -300,16 +300,14 @@ struct FunnelRows {
     /// Keys below this are counted into place (``KeyRanks``); text keys are merged.
     static let largestCountedKey = KeyRanks.limit
 
-    /// A labelled row on its way to the evaluator, placed by its actor's rank: its chunk's
-    /// breakdown labels and linked values travel with it (array references, not copies).
+    /// A labelled row on its way to the evaluator, placed by its actor's rank: its part and its
+    /// row in the part, where its breakdown label and linked values are read when it is added.
     private struct Placed: Sendable {
         var timeMs: Int64
         var id: UUIDWords
         var steps: UInt32
-        /// The row's row in its chunk, for its label and linked values.
+        var part: Int32
         var row: Int32
-        var labels: [String?]?
-        var values: [[UInt64]]
 
         @inline(__always) static func < (a: Placed, b: Placed) -> Bool {
             a.timeMs != b.timeMs ? a.timeMs < b.timeMs : a.id < b.id
@@ -347,16 +345,15 @@ struct FunnelRows {
         let parts = self.parts
         let placed = place(ranks, starts: starts, total: total,
                            row: { part, row, _ in
-                               Placed(timeMs: parts[part].times[row], id: parts[part].ids[row], steps: parts[part].steps[row], row: parts[part].rows[row],
-                                      labels: parts[part].labels, values: parts[part].values)
+                               Placed(timeMs: parts[part].times[row], id: parts[part].ids[row], steps: parts[part].steps[row], part: Int32(part), row: Int32(row))
                            },
                            before: { $0 < $1 })
         for actor in ranks.keys.indices {
             let number = evaluator.newActorNumber("k\(ranks.keys[actor])")
             for row in placed[starts[actor]..<starts[actor + 1]] {
-                let place = Int(row.row)
+                let (part, place) = (Int(row.part), Int(parts[Int(row.part)].rows[Int(row.row)]))
                 evaluator.add(actorNumber: number, timeMs: row.timeMs, eventID: row.id, steps: row.steps,
-                              breakdown: row.labels?[place], values: row.values.map { $0[place] == 0 ? nil : "k\($0[place])" })
+                              breakdown: parts[part].labels?[place], values: parts[part].values.map { $0[place] == 0 ? nil : "k\($0[place])" })
             }
         }
     }
