@@ -104,6 +104,13 @@ public struct EventRows: Sendable {
         eventTimes.append(contentsOf: other.eventTimes)
     }
 
+    /// Appends row `row` of `other` (the new rows of a batch with duplicates, for the segment log).
+    public mutating func appendRow(_ row: Int, of other: EventRows) {
+        let id = other.eventID(row).withUnsafeBytes { UUIDWords(orderingBytes: $0) }
+        beginRow(eventID: (id.high, id.low), eventTimeMs: other.eventTimes[row])
+        for field in Self.fields { other.withField(row, field) { appendField($0) } }
+    }
+
     /// Where one field of one row lies in `bytes`: (offset, length), length -1 for NULL.
     func span(_ row: Int, _ field: Field) -> (offset: Int, length: Int) {
         let base = (row * Self.fieldCount + Self.slot(field)) * 2

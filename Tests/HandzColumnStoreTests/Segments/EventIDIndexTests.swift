@@ -1,0 +1,108 @@
+import Foundation
+import HandzAnalyticsCore
+import HandzTestSupport
+import Testing
+@testable import HandzColumnStore
+
+/// Exact dedupe without a B-tree insert per event (issue 34 §2): the index answers exactly like a
+/// set of every id it was given, whether its runs have filters in memory or not, after merges,
+/// and after a reopen.
+@Suite struct EventIDIndexTests {
+    /// A deterministic stream of random-looking (v4-like) ids.
+    struct IDStream {
+        var state: UInt64
+        mutating func next() -> UUIDWords {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let high = state
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UUIDWords(high: high & ~0xF000 | 0x4000, low: state)
+        }
+    }
+
+    @Test("no duplicate is stored and no unique id refused when the ids outgrow memory (no filters, many runs, merges, a reopen)",
+          arguments: [0, 64 << 20])
+    func exactPastMemory(filterBudget: Int) throws {
+        let directory = try temporaryDirectory("ids").path
+        var stream = IDStream(state: 42)
+        var reference = Set<UUIDWords>()
+        var given: [UUIDWords] = []
+        var stored = 0, refused = 0
+        do {
+            let index = try EventIDIndex(directory: directory, filterBudgetBytes: filterBudget)
+            for round in 0..<12 {
+                // Each round: 1,500 ids, a third of them ones given before (a retried batch).
+                var sealed: [UUIDWords] = []
+                for position in 0..<1_500 {
+                    let id = position % 3 == 0 && !given.isEmpty ? given[(position * 7_919 + round) % given.count] : stream.next()
+                    let present = try index.contains(id)
+                    #expect(present == reference.contains(id))
+                    if present {
+                        refused += 1
+                    } else {
+                        index.addPending([id])
+                        reference.insert(id)
+                        given.append(id)
+                        sealed.append(id)
+                        stored += 1
+                    }
+                }
+                try index.persist(sealed, minReceivedMs: Int64(round) * 1_000, maxReceivedMs: Int64(round) * 1_000 + 999)
+                try index.compact(maxRuns: 3)
+                #expect(index.counts.pending == 0)
+                #expect(index.counts.runs <= 3)
+            }
+            #expect(index.counts.persisted == reference.count)
+            if filterBudget == 0 { #expect(index.counts.filterBytes == 0) }
+        }
+        #expect(stored == reference.count)
+        #expect(refused == 12 * 1_500 - stored)
+        let reopened = try EventIDIndex(directory: directory, filterBudgetBytes: filterBudget)
+        for id in given.prefix(2_000) { #expect(try reopened.contains(id)) }
+        var absent = IDStream(state: 7)
+        for _ in 0..<2_000 { #expect(try !reopened.contains(absent.next())) }
+    }
+
+    @Test("a run's filter lets about 1 % of absent ids through to the disk")
+    func filterRate() {
+        var filter = IDFilter(capacity: 100_000)
+        var stream = IDStream(state: 1)
+        for _ in 0..<100_000 { filter.insert(stream.next()) }
+        var replay = IDStream(state: 1)
+        for _ in 0..<100_000 { #expect(filter.mayContain(replay.next())) }
+        var absent = IDStream(state: 99)
+        let passed = (0..<100_000).filter { _ in filter.mayContain(absent.next()) }.count
+        #expect(passed < 2_000, "false positives: \(passed) of 100,000")
+    }
+
+    @Test("retention drops only runs all of whose ids were received before the cutoff")
+    func retention() throws {
+        let index = try EventIDIndex(directory: try temporaryDirectory("ids").path)
+        var stream = IDStream(state: 3)
+        let old = (0..<100).map { _ in stream.next() }, new = (0..<100).map { _ in stream.next() }
+        try index.persist(old, minReceivedMs: 1_000, maxReceivedMs: 1_999)
+        try index.persist(new, minReceivedMs: 1_500, maxReceivedMs: 3_000)
+        #expect(try index.dropRuns(receivedBeforeMs: 2_500) == 100)
+        #expect(try !index.contains(old[0]))
+        #expect(try index.contains(new[0]))
+    }
+
+    @Test("a run file no manifest lists (a crash before publishing) is removed; a damaged manifest is refused")
+    func crashLeftovers() throws {
+        let directory = try temporaryDirectory("ids").path
+        do {
+            let index = try EventIDIndex(directory: directory)
+            try index.persist([UUIDWords(high: 1, low: 2)], minReceivedMs: 0, maxReceivedMs: 0)
+        }
+        let stray = directory + "/00000000000000ff.hzids"
+        try IDRun.write([UUIDWords(high: 9, low: 9)], to: stray, name: "stray")
+        let index = try EventIDIndex(directory: directory)
+        #expect(!FileManager.default.fileExists(atPath: stray))
+        #expect(try index.contains(UUIDWords(high: 1, low: 2)))
+        #expect(try !index.contains(UUIDWords(high: 9, low: 9)))
+        let manifest = directory + "/runs"
+        var text = try String(contentsOfFile: manifest, encoding: .utf8)
+        text = text.replacingOccurrences(of: " 1 0 0", with: " 2 0 0")
+        try text.write(toFile: manifest, atomically: false, encoding: .utf8)
+        #expect(throws: SegmentLogError.self) { _ = try EventIDIndex(directory: directory) }
+    }
+}
