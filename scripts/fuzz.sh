@@ -20,7 +20,7 @@ work_run_dir fuzz
 seconds="${1:-45}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(validator envelope gzip authorization qa_stream column_chunk catalog_yaml)
+[ ${#targets[@]} -gt 0 ] || targets=(validator envelope gzip authorization qa_stream column_chunk segment_log catalog_yaml)
 
 core=$(find Sources/HandzAnalyticsCore -name '*.swift' | sort)
 # The generated snapshot is compiled into the fuzz target's own module: drop its import.
@@ -38,7 +38,7 @@ sources_for() {
 # the slow part of the build, about a minute with -O and the sanitizers — is compiled once: each
 # target's file without its `@_cdecl`, and a generated entry point that calls the one named by
 # HANDZ_FUZZ_TARGET. HandzQA imports the core as a module; in one module that import is dropped.
-core_targets=(validator envelope qa_stream column_chunk)
+core_targets=(validator envelope qa_stream column_chunk segment_log)
 is_core_target() { [[ " ${core_targets[*]} " == *" $1 "* ]]; }
 build_core_targets() {
   local dir="$RUN/core-targets"
@@ -47,11 +47,13 @@ build_core_targets() {
   for file in $(find Sources/HandzQA -name '*.swift' | sort); do
     sed '/^import HandzAnalyticsCore$/d' "$file" > "$dir/qa/$(basename "$file")"
   done
-  # The column store's pure format and its manifest (the readers column_chunk fuzzes).
+  # The column store's pure format and its manifest (the readers column_chunk fuzzes), and the
+  # segment log's scan and record with the packed rows they hold (segment_log).
   mkdir -p "$dir/columns"
   for file in $(find Sources/HandzColumnStore/Format -name '*.swift' | sort) Sources/HandzColumnStore/Files/ColumnManifest.swift Sources/HandzColumnStore/Files/ManifestReader.swift \
-              Sources/HandzColumnStore/Files/ColumnStoreError.swift; do
-    sed '/^import HandzAnalyticsCore$/d' "$file" > "$dir/columns/$(basename "$file")"
+              Sources/HandzColumnStore/Files/ColumnStoreError.swift Sources/HandzColumnStore/Segments/SegmentLayout.swift \
+              Sources/HandzColumnStore/Segments/SegmentScan.swift Sources/HandzColumnStore/Segments/BatchRecord.swift Sources/HandzStore/EventRows.swift; do
+    sed '/^import HandzAnalyticsCore$/d; /^import HandzStore$/d' "$file" > "$dir/columns/$(basename "$file")"
   done
   local cases="" target
   for target in "${core_targets[@]}"; do

@@ -22,6 +22,10 @@ public struct ColumnManifest: Encodable, Equatable, Sendable {
     /// The log's change counter (`HandzStore.LogChanges`) when it was sealed: a different one
     /// now means rows under the watermark changed or went, and the next seal starts over.
     public var logChanges: Int64
+    /// The segment log's last segment sealed into the chunks (issue 34): a sealer after a crash
+    /// seals only the segments after it, and removes the ones up to it. 0 when none was; absent
+    /// from a manifest written before the segment log, which reads as 0.
+    public var sealedThroughSegment: UInt64 = 0
     public var uuids: DictionaryFile
     public var strings: DictionaryFile
     /// The event chunks: one event name and UTC day each.
@@ -49,11 +53,13 @@ public struct ColumnManifest: Encodable, Equatable, Sendable {
         case sessionChunks = "session_chunks"
         case sealedThroughRowID = "sealed_through_rowid"
         case logChanges = "log_changes"
+        case sealedThroughSegment = "sealed_through_segment"
     }
 
-    init(format: Int, generation: Int, sealedThroughRowID: Int64, logChanges: Int64, uuids: DictionaryFile, strings: DictionaryFile,
-         chunks: [ChunkEntry], sessionChunks: [ChunkEntry] = []) {
+    init(format: Int, generation: Int, sealedThroughRowID: Int64, logChanges: Int64, sealedThroughSegment: UInt64 = 0, uuids: DictionaryFile,
+         strings: DictionaryFile, chunks: [ChunkEntry], sessionChunks: [ChunkEntry] = []) {
         (self.format, self.generation, self.sealedThroughRowID, self.logChanges) = (format, generation, sealedThroughRowID, logChanges)
+        self.sealedThroughSegment = sealedThroughSegment
         (self.uuids, self.strings, self.chunks, self.sessionChunks) = (uuids, strings, chunks, sessionChunks)
     }
 

@@ -160,10 +160,11 @@ public final class ColumnStoreWriter {
     /// Makes every chunk written since the last publish live, retires the merged parts, records
     /// the dictionaries' new entries and how far the log is sealed: dictionaries appended and
     /// flushed, then the manifest replaced atomically, then the retired files removed.
-    public func publish(sealedThroughRowID: Int64, logChanges: Int64? = nil) throws(ColumnStoreError) {
+    public func publish(sealedThroughRowID: Int64, logChanges: Int64? = nil, sealedThroughSegment: UInt64? = nil) throws(ColumnStoreError) {
         var next = manifest
         next.generation += 1
         next.sealedThroughRowID = sealedThroughRowID
+        if let sealedThroughSegment { next.sealedThroughSegment = sealedThroughSegment }
         if let logChanges { next.logChanges = logChanges }
         let uuidTail = DictionaryEncoding.uuidRecords(dictionaries.uuids[manifest.uuids.count...])
         try DurableFile.append(uuidTail, to: directory + "/" + manifest.uuids.file, name: manifest.uuids.file, at: manifest.uuids.bytes)

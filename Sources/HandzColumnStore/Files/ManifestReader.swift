@@ -24,7 +24,7 @@ enum ManifestReader {
     struct Invalid: Error {}
 
     private static func readManifest(_ reader: inout JSONObjectReader) throws -> ColumnManifest {
-        var format: Int?, generation: Int?, sealed: Int64?, changes: Int64?
+        var format: Int?, generation: Int?, sealed: Int64?, changes: Int64?, sealedSegment: Int64 = 0
         var uuids: ColumnManifest.DictionaryFile?, strings: ColumnManifest.DictionaryFile?
         var chunks: [ColumnManifest.ChunkEntry]?, sessionChunks: [ColumnManifest.ChunkEntry] = []
         var first = try reader.beginObject()
@@ -34,6 +34,7 @@ enum ManifestReader {
             case .generation: generation = Int(try integer(&reader))
             case .sealedThroughRowID: sealed = try integer(&reader)
             case .logChanges: changes = try integer(&reader)
+            case .sealedThroughSegment: sealedSegment = try integer(&reader)
             case .uuids: uuids = try dictionaryFile(&reader)
             case .strings: strings = try dictionaryFile(&reader)
             case .chunks: chunks = try chunkList(&reader)
@@ -41,9 +42,9 @@ enum ManifestReader {
             case nil: try reader.skipValue()
             }
         }
-        guard let format, let generation, let sealed, let changes, let uuids, let strings, let chunks else { throw Invalid() }
+        guard let format, let generation, let sealed, let changes, let uuids, let strings, let chunks, sealedSegment >= 0 else { throw Invalid() }
         return ColumnManifest(format: format, generation: generation, sealedThroughRowID: sealed, logChanges: changes,
-                              uuids: uuids, strings: strings, chunks: chunks, sessionChunks: sessionChunks)
+                              sealedThroughSegment: UInt64(sealedSegment), uuids: uuids, strings: strings, chunks: chunks, sessionChunks: sessionChunks)
     }
 
     private static func dictionaryFile(_ reader: inout JSONObjectReader) throws -> ColumnManifest.DictionaryFile {
