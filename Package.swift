@@ -181,7 +181,7 @@ let package = Package(
         // Throughput benchmarks (release mode); figures go to BENCHMARKS.md.
         .executableTarget(
             name: "handz-bench",
-            dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzAnalyticsClient", "HandzSigning", "HandzLint", "HandzSynthetic", "HandzQA", "HandzIngest"],
+            dependencies: ["HandzAnalyticsCore", "HandzCatalog", "HandzStore", "HandzColumnStore", "HandzAnalyticsClient", "HandzSigning", "HandzLint", "HandzSynthetic", "HandzQA", "HandzIngest"],
             path: "Benchmarks/HandzBench"
         ),
         // The ingestion load generator: signed gzip batches over many loopback connections.

@@ -30,7 +30,7 @@ enum HandzBench {
     static func usage() -> Never {
         FileHandle.standardError.write(Data("""
             usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR] [--versions N [--spread K]]
-                   handz-bench store [--rows N] [--concurrency C] [--db PATH] [--synchronous full|normal]
+                   handz-bench store [--rows N] [--concurrency C] [--db PATH] [--synchronous full|normal] [--engine sqlite|segments] [--seal-ms MS]
                    handz-bench client [--events N] [--endpoint URL --keys FILE]
                    handz-bench client-idle [--seconds S]
                    handz-bench lint [--files N] [--seed S] [--passes P] [--dir DIR] [--catalog DIR]

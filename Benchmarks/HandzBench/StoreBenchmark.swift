@@ -1,15 +1,21 @@
 import Foundation
+import HandzColumnStore
 import HandzStore
 
 /// Appends synthetic batches (100 rows, one install each, random UUIDv4 event ids, ~500-byte
 /// rows) to a fresh store from several concurrent tasks, the way the endpoint does, and reports
 /// rows per second durably committed. Options: --rows N --concurrency C --db PATH --drop-index NAME…
+/// `--engine segments` (issue 34) measures the segment log instead of the SQLite log: group
+/// commit with dedupe by ``EventIDIndex``, and a sealer beside it every `--seal-ms` milliseconds
+/// (0: none) turning closed segments into column chunks, as `serve` will.
 struct StoreBenchmark {
     var rows = 1_000_000
     var concurrency = 32
     var path = "/tmp/handz-store-bench.sqlite"
     var dropIndexes: [String] = []
     var synchronous = StoreConfiguration.Synchronous.full
+    var engine = "sqlite"
+    var sealMs = 1_000
 
     init(arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -21,6 +27,8 @@ struct StoreBenchmark {
             case "--db": path = value
             case "--drop-index": dropIndexes.append(value)
             case "--synchronous": synchronous = StoreConfiguration.Synchronous(rawValue: value) ?? synchronous
+            case "--engine": engine = value
+            case "--seal-ms": sealMs = Int(value) ?? sealMs
             default: HandzBench.usage()
             }
         }
@@ -43,6 +51,7 @@ struct StoreBenchmark {
     }
 
     func run() async throws {
+        if engine == "segments" { return try await runSegments() }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         var configuration = StoreConfiguration()
         configuration.synchronous = synchronous
@@ -72,6 +81,111 @@ struct StoreBenchmark {
                          total, seconds, Double(total) / seconds, concurrency, synchronous.rawValue, dropIndexes.joined(separator: ",")))
         }
         store.closeNow()
+    }
+}
+
+extension StoreBenchmark {
+    /// The segment log's write path with its sealer beside it (issue 34).
+    func runSegments() async throws {
+        let root = path + ".segments-bench"
+        try? FileManager.default.removeItem(atPath: root)
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let log = try SegmentLog(directory: root + "/segments")
+        let index = try EventIDIndex(directory: root + "/ids")
+        let writer = SegmentWriter(log: log, index: index)
+        var random = SystemRandomNumberGenerator()
+        let batchCount = rows / 100
+        let batches = (0..<batchCount).map { Self.batch($0, random: &random) }
+        let sealing = SealLoop(writer: writer, index: index, root: root, intervalMs: sealMs)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let next = Counter()
+        var total = 0
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var stored = 0
+                    while let index = next.take(below: batchCount) {
+                        let batch = IngestBatch(receivedTimeMs: 1_772_000_000_000, keyID: "hzk_bench", catalogVersion: "1.0.0",
+                                                sentAtMs: nil, bodyBytes: 0, rows: batches[index], rejected: [])
+                        stored += try await writer.append(batch).accepted
+                    }
+                    return stored
+                }
+            }
+            for try await stored in group { total += stored }
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let written = writer.written
+        sealing.stop()
+        let sealStart = DispatchTime.now().uptimeNanoseconds
+        let tail = try sealing.sealOnce()
+        let sealSeconds = Double(DispatchTime.now().uptimeNanoseconds - sealStart) / 1e9
+        writer.close()
+        let bytes = Self.bytes(under: root)
+        print(String(format: "segments: %d rows in %.2f s = %.0f rows/s durable (concurrency %d, %d groups, %.1f requests a group); sealed beside it every %d ms: %d rows, %d left for the last seal (%.2f s, %.0f rows/s); %.1f bytes/event under the store after it",
+                     total, seconds, Double(total) / seconds, concurrency, written.groups, Double(written.frames) / Double(max(1, written.groups)),
+                     sealMs, sealing.sealedRows, tail, sealSeconds, Double(tail) / sealSeconds, Double(bytes) / Double(max(1, total))))
+    }
+
+    static func bytes(under root: String) -> Int {
+        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return 0 }
+        var total = 0
+        while let name = enumerator.nextObject() as? String {
+            total += ((try? FileManager.default.attributesOfItem(atPath: root + "/" + name))?[.size] as? Int) ?? 0
+        }
+        return total
+    }
+}
+
+/// Seals closed segments into the column store on a thread of its own, every `intervalMs`.
+final class SealLoop: @unchecked Sendable {
+    let writer: SegmentWriter
+    let index: EventIDIndex
+    let root: String
+    private let lock = NSCondition()
+    private var stopping = false
+    private var stopped = false
+    private(set) var sealedRows = 0
+
+    init(writer: SegmentWriter, index: EventIDIndex, root: String, intervalMs: Int) {
+        (self.writer, self.index, self.root) = (writer, index, root)
+        guard intervalMs > 0 else {
+            stopped = true
+            return
+        }
+        Thread {
+            while self.lock.withLock({ !self.stopping }) {
+                usleep(UInt32(intervalMs) * 1_000)
+                self.sealedRows += (try? self.sealOnce()) ?? 0
+            }
+            self.lock.withLock {
+                self.stopped = true
+                self.lock.broadcast()
+            }
+        }.start()
+    }
+
+    func stop() {
+        lock.withLock {
+            stopping = true
+            while !stopped { lock.wait() }
+        }
+    }
+
+    /// Closes the open segment, seals every closed one, removes them; returns the rows sealed.
+    func sealOnce() throws -> Int {
+        let closed = try writer.withLog { log in
+            try log.roll()
+            return log.closedSegments
+        }
+        guard !closed.isEmpty else { return 0 }
+        var sealer = SegmentSealer()
+        sealer.maxPartsPerDay = 8
+        let columns = try ColumnStoreWriter(directory: root + "/columns")
+        let outcome = try sealer.seal(closed, directory: root + "/segments", into: columns, index: index,
+                                      remove: { through in try self.writer.withLog { try $0.remove(through: through) } })
+        try index.compact()
+        return outcome.sealedRows
     }
 }
 
