@@ -180,7 +180,9 @@ guard let key = try KeysFile.load(path: options.keysPath).keys.first(where: { $0
     FileHandle.standardError.write(Data("no active ingest key in \(options.keysPath)\n".utf8))
     exit(2)
 }
-let targetEvents = options.rate ?? 150_000
+// Distinct events enough for the run at this rate (closed loop: 400,000 events/s, past which the
+// pool would run out and the rest be duplicates; with 150,000 the segment engine ran it out, issue 34).
+let targetEvents = options.rate ?? 400_000
 let batchesNeeded = max(options.connections * 2, Int(targetEvents * options.seconds / Double(options.eventsPerBatch) * 1.1))
 let preparing = Date()
 let bodies = try makeBodies(count: batchesNeeded, eventsPerBatch: options.eventsPerBatch, catalogDirectory: options.catalog, seed: options.seed)

@@ -17,6 +17,14 @@ import ServiceLifecycle
 import UnixSignals
 
 /// Everything `handz-analytics serve` can set.
+/// The embedded store's write path (`serve --engine`).
+public enum EmbeddedEngine: String, Sendable, CaseIterable {
+    /// Every accepted event a row of the SQLite log, sealed into the column store (the default).
+    case sqlite
+    /// Accepted requests appended to segment files, sealed into the column store (issue 34).
+    case segments
+}
+
 public struct ServerOptions: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
@@ -41,6 +49,10 @@ public struct ServerOptions: Sendable {
     /// Seconds between background seals of the embedded store's column copy (issue 33); 0 seals
     /// only on demand, before a page is drawn.
     public var columnSealIntervalSeconds = 10
+    /// The embedded store's write path: the SQLite log, or the segment log (issue 34, a preview:
+    /// ingestion, sealing and stats; see `SegmentEventStore`). `serve` seals segments every second
+    /// by default (``columnSealIntervalSeconds``), so the pages' own seals stay short.
+    public var embeddedEngine = EmbeddedEngine.sqlite
     /// The most connections held open at once (``ConnectionLimit``).
     public var maxConnections = ConnectionLimit.defaultMaximum()
     /// Where `GET /metrics` is served (``MetricsPlacement``); nil: the default for `host`.
@@ -107,8 +119,12 @@ public enum ServerRunner {
         let catalog = catalogs.current
         let createdKey = try prepareKeysFile(options.keysPath)
         let store: any EventStore
+        var segments: SegmentEventStore?
         if let url = options.storeURL {
             store = try await PostgresEventStore(url: url, logger: logger)
+        } else if options.embeddedEngine == .segments {
+            let opened = try SegmentEventStore(path: options.databasePath, configuration: options.store) { line in logger.warning("\(line)") }
+            (store, segments) = (opened, opened)
         } else {
             store = try SQLiteEventStore(path: options.databasePath, configuration: options.store)
         }
@@ -121,7 +137,7 @@ public enum ServerRunner {
                               createdKey: createdKey, catalogVersion: catalog.version))
 
         // The embedded store's column copy (issue 33): sealed in the background and before each page.
-        let columns = options.storeURL == nil ? LiveColumnStore(databasePath: options.databasePath, catalog: catalog) : nil
+        let columns = options.storeURL == nil ? LiveColumnStore(databasePath: options.databasePath, catalog: catalog, segments: segments) : nil
         var dashboardSite: DashboardSite?
         if options.servesDashboards, options.storeURL == nil {
             let directory = options.dashboardsDirectory ?? DashboardLoader.directory(besideCatalog: catalogDirectory)

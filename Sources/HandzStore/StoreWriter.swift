@@ -32,8 +32,8 @@ final class StoreWriter: @unchecked Sendable {
         self.database = database
         self.configuration = configuration
         insertEvent = try database.prepare(Self.insertEventSQL)
-        insertRejected = try database.prepare("INSERT INTO rejected_events(received_time_ms, key_id, event_name, error_codes, errors, byte_size) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
-        insertBatch = try database.prepare("INSERT INTO batches(received_time_ms, key_id, sent_at_ms, events, accepted, duplicates, rejected, body_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+        insertRejected = try database.prepare(Self.insertRejectedSQL)
+        insertBatch = try database.prepare(Self.insertBatchSQL)
         upsertFirstSeen = try database.prepare(InstallFirstSeen.upsertSQL)
         // A strong reference: the thread keeps the writer alive until `close()` lets `run()`
         // return. With `unowned`, a store opened and dropped at once (`handz-analytics stats`) could
@@ -50,6 +50,9 @@ final class StoreWriter: @unchecked Sendable {
         + EventColumn.allCases.map { "?\($0.rawValue + 1)" }.joined(separator: ", ") + ")"
 
     static func parameter(_ column: EventColumn) -> Int32 { Int32(column.rawValue + 1) }
+
+    static let insertRejectedSQL = "INSERT INTO rejected_events(received_time_ms, key_id, event_name, error_codes, errors, byte_size) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+    static let insertBatchSQL = "INSERT INTO batches(received_time_ms, key_id, sent_at_ms, events, accepted, duplicates, rejected, body_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
 
     var isHealthy: Bool {
         condition.lock()
@@ -213,22 +216,30 @@ final class StoreWriter: @unchecked Sendable {
 
     /// Writes a batch's quarantine records and its receipt row.
     private func writeReceipt(_ batch: IngestBatch, inserted: [Bool]) throws -> AppendResult {
-        let rows = batch.rows
-        for record in batch.rejected {
+        let result = AppendResult(inserted: inserted)
+        try Self.writeReceipt(receivedTimeMs: batch.receivedTimeMs, keyID: batch.keyID, sentAtMs: batch.sentAtMs, bodyBytes: batch.bodyBytes,
+                              accepted: result.accepted, duplicates: result.duplicates, rejected: batch.rejected,
+                              insertRejected: insertRejected, insertBatch: insertBatch)
+        return result
+    }
+
+    /// A request's quarantine records (where and why, never what) and its receipt row: the
+    /// writer's, and the segment log's when its requests are sealed (``SQLiteEventStore/recordSealed(_:segment:)``).
+    static func writeReceipt(receivedTimeMs: Int64, keyID: String, sentAtMs: Int64?, bodyBytes: Int, accepted: Int, duplicates: Int,
+                             rejected: [RejectedEventRecord], insertRejected: SQLiteStatement, insertBatch: SQLiteStatement) throws {
+        for record in rejected {
             let codes = Array(Set(record.errors.map(\.code))).sorted().joined(separator: ",")
             let errors = "[" + record.errors.map { "{\"code\":\"\($0.code)\",\"path\":\(Self.quote($0.path))}" }.joined(separator: ",") + "]"
             try insertRejected.run([
-                .integer(batch.receivedTimeMs), .text(batch.keyID), record.eventName.map { .text($0) } ?? .null,
+                .integer(receivedTimeMs), .text(keyID), record.eventName.map { .text($0) } ?? .null,
                 .text(codes), .text(errors), .integer(Int64(record.byteSize)),
             ])
         }
-        let result = AppendResult(inserted: inserted)
         try insertBatch.run([
-            .integer(batch.receivedTimeMs), .text(batch.keyID), batch.sentAtMs.map { .integer($0) } ?? .null,
-            .integer(Int64(rows.count + batch.rejected.count)), .integer(Int64(result.accepted)),
-            .integer(Int64(result.duplicates)), .integer(Int64(batch.rejected.count)), .integer(Int64(batch.bodyBytes)),
+            .integer(receivedTimeMs), .text(keyID), sentAtMs.map { .integer($0) } ?? .null,
+            .integer(Int64(accepted + duplicates + rejected.count)), .integer(Int64(accepted)),
+            .integer(Int64(duplicates)), .integer(Int64(rejected.count)), .integer(Int64(bodyBytes)),
         ])
-        return result
     }
 
     /// Paths come from the validator (catalog names or `*`), but quote them properly anyway.

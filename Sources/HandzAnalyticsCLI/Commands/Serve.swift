@@ -39,8 +39,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Durability: full (fsync every commit; survives power loss) or normal (survives a process crash).")
     var synchronous: String = "full"
 
-    @Option(help: "Embedded store: seconds between background seals of the column store (0: seal only before a dashboard page is drawn).")
-    var columnSealInterval = 10
+    @Option(help: "Embedded store: seconds between background seals of the column store (0: seal only before a dashboard page is drawn). Default 10, or 1 with --engine segments.")
+    var columnSealInterval: Int?
+
+    @Option(help: "Embedded store's write path: sqlite (the SQLite log, the default) or segments (the segment log, issue 34; a preview: ingestion, sealing every second, stats; forget-user, purge and the lake refuse).")
+    var engine: String = "sqlite"
 
     @Option(help: "A quota on the SQLite database file, bytes: past it batches get 503 with Retry-After, nothing acknowledged, until purge frees pages or the quota is raised.")
     var maxDbBytes: Int?
@@ -122,7 +125,8 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard StoreConfiguration.Synchronous(rawValue: synchronous) != nil else { throw ValidationError("--synchronous must be full or normal") }
-        guard columnSealInterval >= 0 else { throw ValidationError("--column-seal-interval must be at least 0") }
+        guard (columnSealInterval ?? 0) >= 0 else { throw ValidationError("--column-seal-interval must be at least 0") }
+        guard EmbeddedEngine(rawValue: engine) != nil else { throw ValidationError("--engine must be sqlite or segments") }
         try checkPostgresURL(store)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
@@ -169,7 +173,8 @@ struct Serve: AsyncParsableCommand {
         if !trustedProxy.isEmpty { options.trustedProxies = trustedProxy == ["none"] ? .none : TrustedProxies(trustedProxy) }
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
-        options.columnSealIntervalSeconds = columnSealInterval
+        options.embeddedEngine = EmbeddedEngine(rawValue: engine)!
+        options.columnSealIntervalSeconds = columnSealInterval ?? (options.embeddedEngine == .segments ? 1 : 10)
         options.store.maxDatabaseBytes = maxDbBytes
         options.limits.maxBodyBytes = maxBodyBytes
         options.limits.maxDecompressedBytes = maxDecompressedBytes

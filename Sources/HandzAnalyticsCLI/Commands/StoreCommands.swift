@@ -40,7 +40,12 @@ struct Stats: ParsableCommand {
     func run() throws {
         let opened = try store.open()
         defer { opened.closeNow() }
-        let stats = try opened.stats(fromMs: from.flatMap(TimestampFormat.milliseconds) ?? .min, toMs: to.flatMap(TimestampFormat.milliseconds) ?? .max)
+        let (fromMs, toMs) = (from.flatMap(TimestampFormat.milliseconds) ?? .min, to.flatMap(TimestampFormat.milliseconds) ?? .max)
+        // A store written through the segment log (`serve --engine segments`, issue 34) counts its
+        // chunks and its segments; the SQLite log holds none of its events.
+        let stats = FileManager.default.fileExists(atPath: SegmentEventStore.segmentsDirectory(forDatabase: store.db))
+            ? try SegmentEventStore.stats(path: store.db, tables: opened, fromMs: fromMs, toMs: toMs)
+            : try opened.stats(fromMs: fromMs, toMs: toMs)
         var json = JSONText()
         json.beginObject()
         json.field("requests", stats.requests)

@@ -24,6 +24,9 @@ import Synchronization
 public final class LiveColumnStore: Sendable {
     public let databasePath: String
     public let catalog: Catalog
+    /// The segment log, when the store's write path is one (`serve --engine segments`, issue 34):
+    /// every seal seals its closed segments after the SQLite log's rows.
+    public let segments: SegmentEventStore?
     private let writer = Mutex<ColumnStoreWriter?>(nil)
     /// The last store opened for reading, with the manifest file's identity (inode, size, time)
     /// it was opened at: reused while the manifest is the same file, so its caches (the UUID
@@ -33,9 +36,10 @@ public final class LiveColumnStore: Sendable {
     /// What the pages of one generation keep decoded (``ColumnCache``).
     static let cacheBudget = 384 << 20
 
-    public init(databasePath: String, catalog: Catalog) {
+    public init(databasePath: String, catalog: Catalog, segments: SegmentEventStore? = nil) {
         self.databasePath = databasePath
         self.catalog = catalog
+        self.segments = segments
     }
 
     var directory: String { ColumnStore.directory(forDatabase: databasePath) }
@@ -46,7 +50,7 @@ public final class LiveColumnStore: Sendable {
         let log = try SQLiteDatabase(path: databasePath, readOnly: true)
         let (last, changes) = (try LogChanges.lastRowID(log), try LogChanges.current(log))
         var store = try current()
-        if !Self.holds(store.manifest, through: last, changes: changes) {
+        if try !Self.holds(store.manifest, through: last, changes: changes) || segments?.hasUnsealedEvents() == true {
             // Whatever it takes: the tail, the journaled deletions, or a seal from nothing (a
             // store never sealed, or one the old-versions step removed), far faster than
             // reading the log for every panel.
@@ -89,7 +93,7 @@ public final class LiveColumnStore: Sendable {
                 sealer.rowsPerPart = 20_000
                 do {
                     let outcome = try sealer.seal(database, into: kept!)
-                    if outcome.abandoned { kept = nil }
+                    if outcome.abandoned { kept = nil } else { try segments?.seal(into: kept!) }
                     return outcome
                 } catch {
                     kept = nil
@@ -108,6 +112,8 @@ public final class LiveColumnStore: Sendable {
         let log = try SQLiteDatabase(path: databasePath, readOnly: true)
         let (last, changes) = (try LogChanges.lastRowID(log), try LogChanges.current(log))
         let manifest = try current().manifest
+        // Frames waiting in the segment log count as one row: their number is not kept in memory.
+        if try segments?.hasUnsealedEvents() == true { return max(1, last - manifest.sealedThroughRowID) }
         guard manifest.generation > 0 else { return last }
         // A deletion not applied yet counts as at least one row, even when it emptied the log.
         return manifest.logChanges == changes ? max(0, last - manifest.sealedThroughRowID) : max(1, last - manifest.sealedThroughRowID)

@@ -26,6 +26,8 @@ public final class SegmentLog {
     /// Every segment, oldest first; the last is the one open for appending.
     public private(set) var segments: [Segment] = []
     private var descriptor: Int32 = -1
+    /// The exclusive `flock` on `LOCK` in the directory, held for the log's life: one writer.
+    private let lockDescriptor: Int32
     /// A write failed after part of it may have reached the file: cut back before the next one.
     private var needsCut = false
 
@@ -36,6 +38,12 @@ public final class SegmentLog {
         self.directory = directory
         self.segmentBytes = segmentBytes
         guard mkdir(directory, 0o755) == 0 || errno == EEXIST else { throw Self.ioError(".", "cannot create the directory") }
+        lockDescriptor = open(directory + "/LOCK", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lockDescriptor >= 0 else { throw Self.ioError("LOCK", "cannot open") }
+        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockDescriptor)
+            throw SegmentLogError(.busy, file: "LOCK", reason: "another process writes this segment log (a running serve?)")
+        }
         let names = Self.list(directory).compactMap { name in SegmentLayout.sequence(fileName: name).map { (name, $0) } }.sorted { $0.1 < $1.1 }
         for (name, sequence) in names {
             let path = directory + "/" + name
@@ -65,7 +73,10 @@ public final class SegmentLog {
         try openNext()
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        close(lockDescriptor)
+    }
 
     /// The segment being appended to.
     public var openSegment: Segment { segments[segments.count - 1] }

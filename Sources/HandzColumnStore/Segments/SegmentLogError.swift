@@ -9,6 +9,8 @@ public struct SegmentLogError: Error, Equatable, Sendable, CustomStringConvertib
         /// The disk (or the store's quota) is full: nothing of the write was acknowledged, and
         /// the next write tries again (503 with `Retry-After`, CH31).
         case diskFull = "segment_disk_full"
+        /// Another process holds the log (one writer at a time, by an exclusive `flock`).
+        case busy = "segment_log_busy"
         /// The operating system refused a read, a write or a flush (the reason gives its errno text).
         case ioFailed = "segment_io_failed"
     }

@@ -1,0 +1,53 @@
+import HandzAnalyticsCore
+import HandzSQLite
+
+/// A request the segment log held, as its seal hands it to the store's tables (issue 34 §4:
+/// SQLite keeps what is small and relational): the receipt the client was told, the quarantine
+/// records, and the `app_open`s it stored, for each install's first-seen time (``InstallFirstSeen``).
+public struct SealedRequest: Sendable {
+    public var receivedTimeMs: Int64
+    public var keyID: String
+    public var sentAtMs: Int64?
+    public var bodyBytes: Int
+    public var accepted: Int
+    public var duplicates: Int
+    public var rejected: [RejectedEventRecord]
+    /// The install and event time of each `app_open` stored.
+    public var appOpens: [(install: String, eventTimeMs: Int64)]
+
+    public init(receivedTimeMs: Int64, keyID: String, sentAtMs: Int64?, bodyBytes: Int, accepted: Int, duplicates: Int,
+                rejected: [RejectedEventRecord], appOpens: [(install: String, eventTimeMs: Int64)]) {
+        (self.receivedTimeMs, self.keyID, self.sentAtMs, self.bodyBytes) = (receivedTimeMs, keyID, sentAtMs, bodyBytes)
+        (self.accepted, self.duplicates, self.rejected, self.appOpens) = (accepted, duplicates, rejected, appOpens)
+    }
+}
+
+extension SQLiteEventStore {
+    /// `store_meta`'s key for the last segment whose requests are recorded.
+    static let segmentsRecordedKey = "segments_recorded_through"
+
+    /// Records the requests of segment `segment` (receipts, quarantine, first-seen times) in one
+    /// transaction, once: a segment at or below the one last recorded is skipped, since a seal
+    /// that crashed after this step and before it removed the segment hands it again.
+    public func recordSealed(_ requests: [SealedRequest], segment: UInt64) throws {
+        try withConnection { database in
+            try database.transaction {
+                let recorded = try database.scalar("SELECT CAST(value AS INTEGER) FROM store_meta WHERE key = ?1", [.text(Self.segmentsRecordedKey)]) ?? 0
+                guard Int64(clamping: segment) > recorded else { return }
+                let insertRejected = try database.prepare(StoreWriter.insertRejectedSQL)
+                let insertBatch = try database.prepare(StoreWriter.insertBatchSQL)
+                var firstSeen = InstallFirstSeen.Pending()
+                for request in requests {
+                    try StoreWriter.writeReceipt(receivedTimeMs: request.receivedTimeMs, keyID: request.keyID, sentAtMs: request.sentAtMs,
+                                                 bodyBytes: request.bodyBytes, accepted: request.accepted, duplicates: request.duplicates,
+                                                 rejected: request.rejected, insertRejected: insertRejected, insertBatch: insertBatch)
+                    for open in request.appOpens { firstSeen.add(install: open.install, eventTimeMs: open.eventTimeMs, receivedMs: request.receivedTimeMs) }
+                }
+                let upsert = try database.prepare(InstallFirstSeen.upsertSQL)
+                for (install, times) in firstSeen.byInstall { try upsert.run([.text(install), .integer(times.first), .integer(times.last)]) }
+                try database.prepare("INSERT INTO store_meta(key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+                    .run([.text(Self.segmentsRecordedKey), .text(String(segment))])
+            }
+        }
+    }
+}
