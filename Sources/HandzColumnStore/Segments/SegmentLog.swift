@@ -26,8 +26,8 @@ public final class SegmentLog {
     /// Every segment, oldest first; the last is the one open for appending.
     public private(set) var segments: [Segment] = []
     private var descriptor: Int32 = -1
-    /// The exclusive `flock` on `LOCK` in the directory, held for the log's life: one writer.
-    private let lockDescriptor: Int32
+    /// The exclusive `flock` on `LOCK` in the directory, held until ``close()``: one writer.
+    private var lockDescriptor: Int32
     /// A write failed after part of it may have reached the file: cut back before the next one.
     private var needsCut = false
 
@@ -41,7 +41,7 @@ public final class SegmentLog {
         lockDescriptor = open(directory + "/LOCK", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw Self.ioError("LOCK", "cannot open") }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(lockDescriptor)
+            closeFile(lockDescriptor)
             throw SegmentLogError(.busy, file: "LOCK", reason: "another process writes this segment log (a running serve?)")
         }
         let names = Self.list(directory).compactMap { name in SegmentLayout.sequence(fileName: name).map { (name, $0) } }.sorted { $0.1 < $1.1 }
@@ -73,9 +73,14 @@ public final class SegmentLog {
         try openNext()
     }
 
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-        close(lockDescriptor)
+    deinit { close() }
+
+    /// Closes the open segment and releases the lock (another process may then open the log).
+    /// Later appends fail.
+    public func close() {
+        if descriptor >= 0 { closeFile(descriptor) }
+        if lockDescriptor >= 0 { closeFile(lockDescriptor) }
+        (descriptor, lockDescriptor) = (-1, -1)
     }
 
     /// The segment being appended to.
@@ -89,6 +94,7 @@ public final class SegmentLog {
     /// counts: the file is cut back to where it ended before, now or before the next write.
     public func append(_ frames: [UInt8]) throws(SegmentLogError) {
         guard !frames.isEmpty else { return }
+        guard lockDescriptor >= 0 else { throw SegmentLogError(.ioFailed, file: ".", reason: "the log is closed") }
         if descriptor < 0 { try openNext() }
         let name = openSegment.fileName
         let offset = openSegment.bytes
@@ -130,7 +136,7 @@ public final class SegmentLog {
         }
         guard openSegment.bytes > SegmentLayout.headerBytes else { return segments.count > 1 ? segments[segments.count - 2].sequence : nil }
         let closed = openSegment.sequence
-        close(descriptor)
+        closeFile(descriptor)
         descriptor = -1
         try openNext()
         return closed
@@ -181,7 +187,7 @@ public final class SegmentLog {
         let wrote = header.withUnsafeBytes { pwrite(fd, $0.baseAddress!, header.count, 0) }
         guard wrote == header.count, fsync(fd) == 0 else {
             let failure = Self.error(name, "cannot write its header")
-            close(fd)
+            closeFile(fd)
             unlink(path)
             throw failure
         }
@@ -193,21 +199,21 @@ public final class SegmentLog {
     private func syncDirectory() throws(SegmentLogError) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Self.ioError(".", "cannot open the directory") }
-        defer { close(fd) }
+        defer { closeFile(fd) }
         guard fsync(fd) == 0 else { throw Self.ioError(".", "cannot flush the directory") }
     }
 
     private static func cut(_ path: String, name: String, at offset: Int) throws(SegmentLogError) {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw error(name, "cannot open to cut its tail") }
-        defer { close(fd) }
+        defer { closeFile(fd) }
         guard ftruncate(fd, off_t(offset)) == 0, fsync(fd) == 0 else { throw error(name, "cannot cut its tail") }
     }
 
     static func read(_ path: String, name: String) throws(SegmentLogError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw error(name, "cannot open") }
-        defer { close(fd) }
+        defer { closeFile(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw error(name, "cannot stat") }
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
@@ -242,3 +248,6 @@ public final class SegmentLog {
 
     private static func ioError(_ name: String, _ what: String) -> SegmentLogError { error(name, what) }
 }
+
+/// `close(2)`, outside ``SegmentLog``, whose own `close()` shadows it.
+private func closeFile(_ descriptor: Int32) { _ = close(descriptor) }

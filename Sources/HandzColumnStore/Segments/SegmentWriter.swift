@@ -114,6 +114,7 @@ public final class SegmentWriter: @unchecked Sendable {
             let commandsNow = commands
             commands = []
             if queue.isEmpty && commandsNow.isEmpty && closing {
+                log.close()
                 stopped = true
                 condition.broadcast()
                 condition.unlock()
