@@ -56,8 +56,14 @@ public final class EventIDIndex: @unchecked Sendable {
         for name in SegmentLog.list(directory) where name.hasSuffix("." + Self.runExtension) || name.hasSuffix(".tmp") {
             if !names.contains(name) { unlink(directory + "/" + name) }
         }
+        // Room for the ids of a few seconds of full load: growing a large set rehashes every
+        // id on the writer's thread, a pause every request of the group waits for.
+        loaded.pending.reserveCapacity(Self.pendingCapacity)
         state.withLock { $0 = loaded }
     }
+
+    /// Ids the pending set holds before it first grows (about 40 MiB).
+    static let pendingCapacity = 1 << 21
 
     /// Ids in memory (pending) and on disk (in runs), and the runs' count.
     public var counts: (pending: Int, persisted: Int, runs: Int, filterBytes: Int) {
