@@ -11,7 +11,7 @@
 # Server and load generator share the machine's cores. Figures go to BENCHMARKS.md with this command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# HANDZ_SERVE_ARGS adds options to `serve` (say, --column-seal-interval 0).
+# HANDZ_SERVE_ARGS adds options to `serve` (say, --column-seal-interval 0); HANDZ_LOAD_ARGS to handz-load (say, --ids v7).
 seconds="${1:-15}"
 connections="${2:-128}"
 engine="${3:-sqlite}"
@@ -40,7 +40,7 @@ mkdir -p "$work/full"
 start_server "$work/full"
 echo "== saturation: closed loop, $connections connections, $seconds s"
 "$bin/handz-load" --url "http://127.0.0.1:$port" --keys "$work/full/handz-keys.json" --catalog "$root/catalog" \
-  --connections "$connections" --seconds "$seconds" 2>/dev/null | tee "$work/full.txt"
+  --connections "$connections" --seconds "$seconds" ${HANDZ_LOAD_ARGS:-} 2>/dev/null | tee "$work/full.txt"
 stop_server
 if [ "$engine" = segments ]; then
   stored=$("$bin/handz-analytics" stats --db "$work/full/handz-events.sqlite" | python3 -c "import json,sys; print(json.load(sys.stdin)['stored_events'])")
@@ -60,7 +60,7 @@ start_server "$work/half"
 half=$(( rate / 2 ))
 echo "== latency at half that rate: open loop at $half events/s, $seconds s"
 "$bin/handz-load" --url "http://127.0.0.1:$port" --keys "$work/half/handz-keys.json" --catalog "$root/catalog" \
-  --connections "$connections" --seconds "$seconds" --rate "$half" 2>/dev/null
+  --connections "$connections" --seconds "$seconds" --rate "$half" ${HANDZ_LOAD_ARGS:-} 2>/dev/null
 stop_server
 [ "$engine" = segments ] && exit 0
 

@@ -27,6 +27,8 @@ struct Options {
     var eventsPerBatch = 100
     var catalog = "catalog"
     var seed: UInt64 = 1
+    /// `v4` (random, the default) or `v7` (time-ordered, as the iOS client makes them).
+    var ids = "v4"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -45,6 +47,7 @@ struct Options {
             case "--events-per-batch": eventsPerBatch = Int(value) ?? eventsPerBatch
             case "--catalog": catalog = value
             case "--seed": seed = UInt64(value) ?? seed
+            case "--ids": ids = value == "v7" ? "v7" : "v4"
             default:
                 FileHandle.standardError.write(Data("unknown option \(argument)\n".utf8))
                 exit(2)
@@ -54,7 +57,7 @@ struct Options {
 }
 
 /// Pre-built request bodies: each a gzip batch from one new install.
-func makeBodies(count: Int, eventsPerBatch: Int, catalogDirectory: String, seed: UInt64) throws -> [[UInt8]] {
+func makeBodies(count: Int, eventsPerBatch: Int, catalogDirectory: String, seed: UInt64, timeOrderedIDs: Bool = false) throws -> [[UInt8]] {
     let catalog = try CatalogLoader.loadChecked(directory: catalogDirectory)
     let factory = EventFactory(catalog: catalog)
     let events = catalog.events.filter(\.isEnabled)
@@ -69,7 +72,8 @@ func makeBodies(count: Int, eventsPerBatch: Int, catalogDirectory: String, seed:
             let event = random.pick(events)
             context.timeMilliseconds += 37
             if index > 0 { text += "," }
-            text += factory.json(name: event.name, eventID: SyntheticUUID.v4(&random), context: context,
+            let id = timeOrderedIDs ? SyntheticUUID.v7(milliseconds: UInt64(context.timeMilliseconds), &random) : SyntheticUUID.v4(&random)
+            text += factory.json(name: event.name, eventID: id, context: context,
                                  properties: factory.randomProperties(for: event, &random))
         }
         text += "]}"
@@ -185,7 +189,8 @@ guard let key = try KeysFile.load(path: options.keysPath).keys.first(where: { $0
 let targetEvents = options.rate ?? 400_000
 let batchesNeeded = max(options.connections * 2, Int(targetEvents * options.seconds / Double(options.eventsPerBatch) * 1.1))
 let preparing = Date()
-let bodies = try makeBodies(count: batchesNeeded, eventsPerBatch: options.eventsPerBatch, catalogDirectory: options.catalog, seed: options.seed)
+let bodies = try makeBodies(count: batchesNeeded, eventsPerBatch: options.eventsPerBatch, catalogDirectory: options.catalog, seed: options.seed,
+                            timeOrderedIDs: options.ids == "v7")
 let bodyBytes = bodies.reduce(0) { $0 + $1.count }
 FileHandle.standardError.write(Data(String(format: "prepared %d batches (%.1f MB gzip) in %.1f s\n", bodies.count, Double(bodyBytes) / 1e6, Date().timeIntervalSince(preparing)).utf8))
 
