@@ -61,25 +61,10 @@ struct StoreBenchmark {
         let batchCount = rows / 100
         let batches = (0..<batchCount).map { Self.batch($0, random: &random) }
         let start = DispatchTime.now().uptimeNanoseconds
-        let next = Counter()
-        try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    var stored = 0
-                    while let index = next.take(below: batchCount) {
-                        let batch = IngestBatch(receivedTimeMs: 1_772_000_000_000, keyID: "hzk_bench", catalogVersion: "1.0.0",
-                                                sentAtMs: nil, bodyBytes: 0, rows: batches[index], rejected: [])
-                        stored += try await store.append(batch).accepted
-                    }
-                    return stored
-                }
-            }
-            var total = 0
-            for try await stored in group { total += stored }
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            print(String(format: "store: %d rows in %.2f s = %.0f rows/s (concurrency %d, synchronous %@, dropped: %@)",
-                         total, seconds, Double(total) / seconds, concurrency, synchronous.rawValue, dropIndexes.joined(separator: ",")))
-        }
+        let total = try await Self.appendAll(batches, concurrency: concurrency) { try await store.append($0).accepted }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        print(String(format: "store: %d rows in %.2f s = %.0f rows/s (concurrency %d, synchronous %@, dropped: %@)",
+                     total, seconds, Double(total) / seconds, concurrency, synchronous.rawValue, dropIndexes.joined(separator: ",")))
         store.closeNow()
     }
 }
@@ -98,22 +83,7 @@ extension StoreBenchmark {
         let batches = (0..<batchCount).map { Self.batch($0, random: &random) }
         let sealing = SealLoop(writer: writer, index: index, root: root, intervalMs: sealMs)
         let start = DispatchTime.now().uptimeNanoseconds
-        let next = Counter()
-        var total = 0
-        try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    var stored = 0
-                    while let index = next.take(below: batchCount) {
-                        let batch = IngestBatch(receivedTimeMs: 1_772_000_000_000, keyID: "hzk_bench", catalogVersion: "1.0.0",
-                                                sentAtMs: nil, bodyBytes: 0, rows: batches[index], rejected: [])
-                        stored += try await writer.append(batch).accepted
-                    }
-                    return stored
-                }
-            }
-            for try await stored in group { total += stored }
-        }
+        let total = try await Self.appendAll(batches, concurrency: concurrency) { try await writer.append($0).accepted }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let written = writer.written
         sealing.stop()
@@ -125,6 +95,24 @@ extension StoreBenchmark {
         print(String(format: "segments: %d rows in %.2f s = %.0f rows/s durable (concurrency %d, %d groups, %.1f requests a group); sealed beside it every %d ms: %d rows, %d left for the last seal (%.2f s, %.0f rows/s); %.1f bytes/event under the store after it",
                      total, seconds, Double(total) / seconds, concurrency, written.groups, Double(written.frames) / Double(max(1, written.groups)),
                      sealMs, sealing.sealedRows, tail, sealSeconds, Double(tail) / sealSeconds, Double(bytes) / Double(max(1, total))))
+    }
+
+    /// Appends every batch from `concurrency` tasks, as the endpoint's requests do; returns the rows stored.
+    static func appendAll(_ batches: [EventRows], concurrency: Int, _ append: @escaping @Sendable (IngestBatch) async throws -> Int) async throws -> Int {
+        let next = Counter()
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var stored = 0
+                    while let index = next.take(below: batches.count) {
+                        stored += try await append(IngestBatch(receivedTimeMs: 1_772_000_000_000, keyID: "hzk_bench", catalogVersion: "1.0.0",
+                                                               sentAtMs: nil, bodyBytes: 0, rows: batches[index], rejected: []))
+                    }
+                    return stored
+                }
+            }
+            return try await group.reduce(0, +)
+        }
     }
 
     static func bytes(under root: String) -> Int {

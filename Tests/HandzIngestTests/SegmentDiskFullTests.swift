@@ -42,21 +42,7 @@ import Testing
         let free = try FileManager.default.attributesOfFileSystem(forPath: directory.path)[.systemFreeSize] as? Int ?? 0
         try Data(count: max(0, free - (4 << 20))).write(to: ballast)
 
-        var acknowledged = 0
-        var refused: [Int] = []
-        for batch in 0..<2_000 {
-            let answer = try await client.send(events: ServerProcessTests.events(100, offset: batch * 100))
-            if answer.status == 200 {
-                #expect(answer.json?["accepted"] as? Int == 100)
-                acknowledged += 100
-                continue
-            }
-            #expect(answer.status == 503, "\(answer.body)")
-            #expect(answer.body.contains("store_unavailable"))
-            #expect(Int(answer.headers["retry-after"] ?? "") ?? 0 >= 1)
-            refused.append(batch)
-            if refused.count == 3 { break }
-        }
+        let (acknowledged, refused) = try await StoreFullTests.fill(client, batches: 2_000)
         try #require(refused.count == 3, "the disk never filled")
         #expect(acknowledged >= 1_000)
         let health = try await client.send(body: [], path: "/health", method: "GET", encoding: nil)

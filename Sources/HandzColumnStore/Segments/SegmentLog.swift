@@ -228,16 +228,7 @@ public final class SegmentLog {
         return bytes
     }
 
-    static func list(_ path: String) -> [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    static func list(_ path: String) -> [String] { DurableFile.list(path) }
 
     /// The error for the current `errno`: a full disk or quota is its own code (retry later).
     static func error(_ name: String, _ what: String) -> SegmentLogError {
