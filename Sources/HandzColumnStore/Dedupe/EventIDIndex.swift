@@ -8,7 +8,7 @@ import Synchronization
 
 /// Exact dedupe by event id without a B-tree insert per event (issue 34 §2), in the way of an LSM
 /// tree: the ids of the segments not yet sealed are held in memory (the pending set), and the ids
-/// of sealed ones in immutable sorted runs on disk (``IDRun``), each with a filter in memory while
+/// of sealed ones in immutable sorted runs on disk (`IDRun`), each with a filter in memory while
 /// the memory budget allows, merged so that few runs are searched. Exact across restarts (the
 /// runs are listed in a manifest published by rename; the pending set is rebuilt from the
 /// segments that remain), across the retention period (a run goes only when every id in it was

@@ -63,7 +63,7 @@ public final class ColumnStoreWriter {
     }
 
     /// Encodes `builder`'s rows as a chunk file, written and flushed under a new name; it becomes
-    /// live at the next ``publish(sealedThroughRowID:logChanges:)``.
+    /// live at the next ``publish(sealedThroughRowID:logChanges:sealedThroughSegment:)``.
     public func write(_ builder: ChunkBuilder) throws(ColumnStoreError) {
         guard builder.rowCount > 0 else { return }
         try write(eventName: builder.eventName, day: builder.day, columns: builder.columns(&dictionaries))

@@ -36,6 +36,11 @@ public struct SegmentSealer {
     /// for the store's tables; the callee makes it idempotent by the segment's number, since a crash
     /// after it and before the removal hands the same segment again).
     /// - Parameters:
+    ///   - segments: closed segments, oldest first.
+    ///   - directory: the segment log's directory.
+    ///   - writer: the column store's writer, held by the caller.
+    ///   - index: the id index the segments' ids go to.
+    ///   - sealed: gets each segment's records, once its chunks are published.
     ///   - remove: removes the segments through a sequence number once they are sealed and their
     ///     ids persisted (the log's owner does it: ``SegmentLog/remove(through:)`` on its thread).
     @discardableResult

@@ -33,6 +33,8 @@ public final class SegmentLog {
 
     /// Opens (creating when missing) the log in `directory`, recovering what a crash left.
     /// - Parameters:
+    ///   - directory: the log's directory (`PATH.segments`).
+    ///   - segmentBytes: the size past which the open segment is closed and the next started.
     ///   - log: gets one line per repair (file and offset; never a value).
     public init(directory: String, segmentBytes: Int = SegmentLayout.defaultSegmentBytes, log: (String) -> Void = { _ in }) throws(SegmentLogError) {
         self.directory = directory
@@ -89,7 +91,7 @@ public final class SegmentLog {
     /// Whether a segment is open for appending (false only after a roll could not start the next).
     public var isOpen: Bool { descriptor >= 0 }
 
-    /// Appends `frames` (whole frames, ``SegmentLayout/appendFrame(_:to:)``) to the open segment
+    /// Appends `frames` (whole frames, `SegmentLayout.appendFrame(_:to:)`) to the open segment
     /// with one `write` and makes them durable with one `fdatasync`. On failure nothing of them
     /// counts: the file is cut back to where it ended before, now or before the next write.
     public func append(_ frames: [UInt8]) throws(SegmentLogError) {

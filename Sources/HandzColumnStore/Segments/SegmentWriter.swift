@@ -10,7 +10,7 @@ import HandzStore
 /// of one flush per group, whatever the group's size.
 ///
 /// A failed write (a full disk, an I/O error) answers every request of its group
-/// ``StoreError/unavailable(_:)`` (503 with `Retry-After`, CH31) with nothing of them stored or
+/// `StoreError.unavailable` (503 with `Retry-After`, CH31) with nothing of them stored or
 /// remembered as stored; the next group tries again, so ingestion resumes by itself once space
 /// returns. Other threads reach the log (to close the open segment for a seal) through
 /// ``withLog(_:)``, which runs between two groups.
@@ -18,10 +18,10 @@ public final class SegmentWriter: @unchecked Sendable {
     public struct Limits: Sendable {
         /// Rows per group at most (requests are taken whole: always at least one).
         public var maxRowsPerGroup = 50_000
-        /// Rows waiting at most; beyond, `append` answers ``StoreError/overloaded``.
+        /// Rows waiting at most; beyond, `append` answers `StoreError.overloaded`.
         public var maxQueuedRows = 200_000
         /// Ids of unsealed segments held in memory at most; beyond, the sealer is behind and
-        /// `append` answers ``StoreError/overloaded`` until it catches up.
+        /// `append` answers `StoreError.overloaded` until it catches up.
         public var maxPendingIDs = 8_000_000
         public init() {}
     }

@@ -6,7 +6,7 @@ import HandzStore
 /// accepted requests are appended to checksummed segment files by one group-commit writer
 /// (``SegmentWriter``: one `write` and one `fdatasync` per group, the 200 only after it), dedupe
 /// is exact by ``EventIDIndex`` (no B-tree insert per event), and segments are sealed into the
-/// column store beside the SQLite file (``seal(into:)``, run by `serve`'s ``LiveColumnStore`` every
+/// column store beside the SQLite file (``seal(into:maxPartsPerDay:rowsPerPart:)``, run by `serve`'s ``LiveColumnStore`` every
 /// second and before each page), which then removes them. SQLite keeps what is small and
 /// relational: keys' receipts, the quarantine, first-seen times, the deletion ledger, the audit.
 ///
