@@ -39,9 +39,9 @@ public final class SegmentLog {
     public init(directory: String, segmentBytes: Int = SegmentLayout.defaultSegmentBytes, log: (String) -> Void = { _ in }) throws(SegmentLogError) {
         self.directory = directory
         self.segmentBytes = segmentBytes
-        guard mkdir(directory, 0o755) == 0 || errno == EEXIST else { throw Self.ioError(".", "cannot create the directory") }
+        guard mkdir(directory, 0o755) == 0 || errno == EEXIST else { throw Self.error(".", "cannot create the directory") }
         lockDescriptor = open(directory + "/LOCK", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lockDescriptor >= 0 else { throw Self.ioError("LOCK", "cannot open") }
+        guard lockDescriptor >= 0 else { throw Self.error("LOCK", "cannot open") }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             closeFile(lockDescriptor)
             throw SegmentLogError(.busy, file: "LOCK", reason: "another process writes this segment log (a running serve?)")
@@ -200,9 +200,9 @@ public final class SegmentLog {
 
     private func syncDirectory() throws(SegmentLogError) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.ioError(".", "cannot open the directory") }
+        guard fd >= 0 else { throw Self.error(".", "cannot open the directory") }
         defer { closeFile(fd) }
-        guard fsync(fd) == 0 else { throw Self.ioError(".", "cannot flush the directory") }
+        guard fsync(fd) == 0 else { throw Self.error(".", "cannot flush the directory") }
     }
 
     private static func cut(_ path: String, name: String, at offset: Int) throws(SegmentLogError) {
@@ -239,7 +239,6 @@ public final class SegmentLog {
         return SegmentLogError(code == ENOSPC || code == EDQUOT ? .diskFull : .ioFailed, file: name, reason: reason)
     }
 
-    private static func ioError(_ name: String, _ what: String) -> SegmentLogError { error(name, what) }
 }
 
 /// `close(2)`, outside ``SegmentLog``, whose own `close()` shadows it.
