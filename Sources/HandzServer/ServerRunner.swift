@@ -50,7 +50,7 @@ public struct ServerOptions: Sendable {
     /// only on demand, before a page is drawn.
     public var columnSealIntervalSeconds = 10
     /// The embedded store's write path: the SQLite log, or the segment log (issue 34, a preview:
-    /// ingestion, sealing and stats; see `SegmentEventStore`). `serve` seals segments every second
+    /// ingestion, sealing, stats, deletion, retention and the lake; see `SegmentEventStore`). `serve` seals segments every second
     /// by default (``columnSealIntervalSeconds``), so the pages' own seals stay short.
     public var embeddedEngine = EmbeddedEngine.sqlite
     /// The most connections held open at once (``ConnectionLimit``).

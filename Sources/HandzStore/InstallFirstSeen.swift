@@ -106,9 +106,16 @@ public enum InstallFirstSeen {
     /// Runs ``afterDeidentification(installFirstMs:pastFirstAppOpenMs:installLastReceivedMs:cutoffMs:)``
     /// on the embedded store, inside the de-identification's transaction, after the past moved.
     static func deidentified(_ database: SQLiteDatabase, install: String, past: String, cutoffMs: Int64) throws {
-        let installFirst = try optionalInteger(database, "SELECT first_app_open_ms FROM install_first_seen WHERE install_id = ?1", install)
         let pastFirst = try optionalInteger(database, "SELECT MIN(event_time_ms) FROM events WHERE install_id = ?1 AND event_name = 'app_open'", past)
         let installLast = try optionalInteger(database, "SELECT MAX(received_time_ms) FROM events WHERE install_id = ?1 AND event_name = 'app_open'", install)
+        try deidentified(database, install: install, past: past, pastFirstAppOpenMs: pastFirst, installLastReceivedMs: installLast, cutoffMs: cutoffMs)
+    }
+
+    /// ``deidentified(_:install:past:cutoffMs:)`` with the two event facts given by the caller (the
+    /// segment engine reads them from its chunks, not from the `events` table).
+    static func deidentified(_ database: SQLiteDatabase, install: String, past: String, pastFirstAppOpenMs pastFirst: Int64?,
+                             installLastReceivedMs installLast: Int64?, cutoffMs: Int64) throws {
+        let installFirst = try optionalInteger(database, "SELECT first_app_open_ms FROM install_first_seen WHERE install_id = ?1", install)
         switch afterDeidentification(installFirstMs: installFirst, pastFirstAppOpenMs: pastFirst, installLastReceivedMs: installLast, cutoffMs: cutoffMs) {
         case .none:
             break

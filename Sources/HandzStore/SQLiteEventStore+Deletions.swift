@@ -7,7 +7,9 @@ extension SQLiteEventStore {
     /// Records a deletion request for `userID` (already validated as a UUID), or returns the one
     /// that covers it: a pending request for the same user, or a completed one when no stored
     /// event carries the id any more (a repeated request is a no-op). `created` says which.
-    public func requestDeletionNow(userID: String, nowMs: Int64) throws -> (request: DeletionRequest, created: Bool) {
+    /// `storedElsewhere` says whether events outside the `events` table may still carry the id (the
+    /// segment engine's chunks and segments, issue 34): then a completed request does not cover it.
+    public func requestDeletionNow(userID: String, nowMs: Int64, storedElsewhere: Bool = false) throws -> (request: DeletionRequest, created: Bool) {
         let userID = userID.lowercased()
         return try withConnection { database in
             try database.transaction {
@@ -16,7 +18,7 @@ extension SQLiteEventStore {
                 if let request = existing.first {
                     if request.state == .pending { return (request, false) }
                     let remaining = try database.scalar("SELECT EXISTS (SELECT 1 FROM events WHERE lower(user_id) = ?1)", [.text(userID)]) ?? 0
-                    if remaining == 0 { return (request, false) }
+                    if remaining == 0 && !storedElsewhere { return (request, false) }
                 }
                 let lake = try database.scalar("SELECT COUNT(*) FROM store_meta WHERE key = 'lake_configured'") ?? 0
                 let request = DeletionRequest(id: Deidentification.freshID(), subjectHash: hash, receivedTimeMs: nowMs,
@@ -128,20 +130,26 @@ extension SQLiteEventStore {
                 // The column copy rewrites the chunks holding these rows (LogRewrites).
                 try LogRewrites.record(database, before: changesBefore, nowMs: nowMs, rowIDs: touched.sorted())
                 result.hours = hours.sorted()
-                try database.prepare("""
-                    UPDATE deletion_requests SET user_id = NULL, store_step = 'done', lake_hours = ?1, events_deidentified = ?2,
-                        installs_deidentified = ?3, sessions_deidentified = ?4, store_done_ms = ?5, last_error = NULL
-                    WHERE request_id = ?6
-                    """).run([.text(DeletionRequest.encodeHours(result.hours)), .integer(Int64(result.events)), .integer(Int64(result.installs)),
-                              .integer(Int64(result.sessions)), .integer(nowMs), .text(claim.request.id)])
-                try database.prepare("INSERT INTO privacy_audit(performed_time_ms, action, subject_hash, rows_affected, detail) VALUES (?1, 'forget_user', ?2, ?3, ?4)")
-                    .run([.integer(nowMs), .text(claim.request.subjectHash), .integer(Int64(result.events)),
-                          .text("request \(claim.request.id): \(result.installs) installs, \(result.sessions) sessions de-identified")])
+                try Self.finishStoreStep(database, claim, result, nowMs: nowMs)
                 return result
             }
         }
         try checkpointNow()
         return result
+    }
+
+    /// The store step's record, in the caller's transaction: the ledger forgets the user id and
+    /// keeps the counts and the lake hours; the audit keeps the subject's hash and the counts.
+    static func finishStoreStep(_ database: SQLiteDatabase, _ claim: DeletionClaim, _ result: DeidentifyResult, nowMs: Int64) throws {
+        try database.prepare("""
+            UPDATE deletion_requests SET user_id = NULL, store_step = 'done', lake_hours = ?1, events_deidentified = ?2,
+                installs_deidentified = ?3, sessions_deidentified = ?4, store_done_ms = ?5, last_error = NULL
+            WHERE request_id = ?6
+            """).run([.text(DeletionRequest.encodeHours(result.hours)), .integer(Int64(result.events)), .integer(Int64(result.installs)),
+                      .integer(Int64(result.sessions)), .integer(nowMs), .text(claim.request.id)])
+        try database.prepare("INSERT INTO privacy_audit(performed_time_ms, action, subject_hash, rows_affected, detail) VALUES (?1, 'forget_user', ?2, ?3, ?4)")
+            .run([.integer(nowMs), .text(claim.request.subjectHash), .integer(Int64(result.events)),
+                  .text("request \(claim.request.id): \(result.installs) installs, \(result.sessions) sessions de-identified")])
     }
 
     /// The old-versions step on SQLite: `secure_delete` already zeroed the pages the store step

@@ -51,3 +51,38 @@ extension SQLiteEventStore {
         }
     }
 }
+
+/// One install's first-seen time after the segment engine de-identified its past (issue 34;
+/// ``InstallFirstSeen``): the facts the SQLite engine reads from its `events` table, read from
+/// the chunks instead.
+public struct FirstSeenMove: Sendable {
+    public var install: String
+    /// The fresh install id the install's past now carries.
+    public var past: String
+    /// The earliest event time of an `app_open` moved to `past`.
+    public var pastFirstAppOpenMs: Int64?
+    /// The latest receive time of an `app_open` the install kept.
+    public var installLastReceivedMs: Int64?
+
+    public init(install: String, past: String, pastFirstAppOpenMs: Int64?, installLastReceivedMs: Int64?) {
+        (self.install, self.past, self.pastFirstAppOpenMs, self.installLastReceivedMs) = (install, past, pastFirstAppOpenMs, installLastReceivedMs)
+    }
+}
+
+extension SQLiteEventStore {
+    /// The segment engine's store step, once its chunks are published (``Deidentification``): the
+    /// first-seen times follow the moved pasts, the ledger forgets the user id, the audit keeps a
+    /// hash and the counts, in one transaction; then the write-ahead log is truncated.
+    public func recordDeidentifiedNow(_ claim: DeletionClaim, result: DeidentifyResult, firstSeen: [FirstSeenMove], nowMs: Int64) throws {
+        try withConnection { database in
+            try database.transaction {
+                for move in firstSeen {
+                    try InstallFirstSeen.deidentified(database, install: move.install, past: move.past, pastFirstAppOpenMs: move.pastFirstAppOpenMs,
+                                                      installLastReceivedMs: move.installLastReceivedMs, cutoffMs: claim.request.receivedTimeMs)
+                }
+                try Self.finishStoreStep(database, claim, result, nowMs: nowMs)
+            }
+        }
+        try checkpointNow()
+    }
+}

@@ -148,15 +148,16 @@ public final class SQLiteEventStore: @unchecked Sendable {
     /// Deletes what was received before `cutoffMs` (the retention period, CH33-P3; issue 14 §4):
     /// events, quarantine records, batch receipts, completed deletion requests, audit rows, and
     /// the first-seen times of installs with no `app_open` received since (``InstallFirstSeen``).
-    /// The new audit row keeps the counts.
+    /// The new audit row keeps the counts; `eventsRemovedElsewhere` are events the segment engine
+    /// removed from its chunks for the same cutoff (issue 34), counted with the table's.
     @discardableResult
-    public func purge(receivedBeforeMs cutoffMs: Int64, nowMs: Int64 = SQLiteEventStore.nowMs()) throws -> PurgeResult {
+    public func purge(receivedBeforeMs cutoffMs: Int64, nowMs: Int64 = SQLiteEventStore.nowMs(), eventsRemovedElsewhere: Int = 0) throws -> PurgeResult {
         try withConnection { database in
             let result = try database.transaction {
                 var result = PurgeResult()
                 let changesBefore = try LogChanges.current(database)
                 try database.prepare("DELETE FROM events WHERE received_time_ms < ?1").run([.integer(cutoffMs)])
-                result.events = database.changes
+                result.events = database.changes + eventsRemovedElsewhere
                 // The column copy drops the same rows from its chunks (LogRewrites).
                 try LogRewrites.purge(database, recordedBeforeMs: cutoffMs)
                 try LogRewrites.record(database, before: changesBefore, nowMs: nowMs, receivedBeforeMs: cutoffMs)

@@ -46,7 +46,7 @@ struct Export: ParsableCommand {
                 source = try await PostgresEventStore(url: store)
             } else {
                 try requireExistingDatabase(db)
-                source = try SQLiteEventStore(path: db)
+                source = try openEmbeddedStore(db)
             }
             let started = ContinuousClock.now
             let exporter = LakeExporter(root: URL(fileURLWithPath: out))

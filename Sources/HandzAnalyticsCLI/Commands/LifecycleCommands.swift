@@ -23,9 +23,12 @@ struct LifecycleStoreOptions: ParsableArguments {
         if store == nil { try requireExistingDatabase(db) }
     }
 
+    /// Whether `db` is a segment engine's store (its store step rewrites its chunks itself).
+    var isSegmentStore: Bool { store == nil && HandzAnalyticsCLI.isSegmentStore(db) }
+
     func open() async throws -> any EventStore {
         if let store { return try await PostgresEventStore(url: store) }
-        return try SQLiteEventStore(path: db)
+        return try openEmbeddedStore(db)
     }
 
     var lakeExporter: LakeExporter? { lake.map { LakeExporter(root: URL(fileURLWithPath: $0)) } }
@@ -34,7 +37,8 @@ struct LifecycleStoreOptions: ParsableArguments {
     func worker(_ store: any EventStore) -> DeletionWorker {
         var worker = DeletionWorker(store: store, lake: lakeExporter, owner: "\(ProcessInfo.processInfo.hostName)/\(getpid())/cli",
                                     clock: { Int64(Date().timeIntervalSince1970 * 1000) })
-        if self.store == nil {
+        // The segment engine's store step rewrites its chunks itself.
+        if self.store == nil && !isSegmentStore {
             let db = db
             worker.afterStoreStep = { try ColumnSealing.follow(db: db) }
         }
@@ -96,7 +100,7 @@ struct Purge: AsyncParsableCommand {
         let runner = RetentionRunner(store: store, lake: options.lakeExporter, policy: RetentionPolicy(olderThan)!)
         let outcome = try await runner.run(nowMs: Int64(Date().timeIntervalSince1970 * 1000))!
         await store.close()
-        if options.store == nil { try ColumnSealing.follow(db: options.db) }
+        if options.store == nil && !options.isSegmentStore { try ColumnSealing.follow(db: options.db) }
         print("{\"cutoff_ms\":\(outcome.cutoffMs),\"events\":\(outcome.store.events),\"rejected_events\":\(outcome.store.rejectedEvents),"
               + "\"batches\":\(outcome.store.batches),\"deletion_requests\":\(outcome.store.deletionRequests),\"audit_entries\":\(outcome.store.auditEntries),"
               + "\"lake_partitions\":\(outcome.lakePartitionsRemoved)}")

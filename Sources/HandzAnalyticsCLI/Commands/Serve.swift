@@ -42,7 +42,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Embedded store: seconds between background seals of the column store (0: seal only before a dashboard page is drawn). Default 10, or 1 with --engine segments.")
     var columnSealInterval: Int?
 
-    @Option(help: "Embedded store's write path: sqlite (the SQLite log, the default) or segments (the segment log, issue 34; a preview: ingestion, sealing every second, stats; forget-user, purge and the lake refuse).")
+    @Option(help: "Embedded store's write path: sqlite (the SQLite log, the default) or segments (the segment log, issue 34; a preview: ingestion, sealing every second, stats, forget-user, retention and the lake; not yet import).")
     var engine: String = "sqlite"
 
     @Option(help: "A quota on the SQLite database file, bytes: past it batches get 503 with Retry-After, nothing acknowledged, until purge frees pages or the quota is raised.")

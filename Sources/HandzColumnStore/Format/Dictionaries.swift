@@ -64,6 +64,13 @@ public struct Dictionaries: Sendable {
         return changed
     }
 
+    /// The code of `id` if the dictionary has it (a forgotten id has none).
+    public func existingCode(uuid id: UUIDWords) -> UInt32? {
+        guard id != Self.tombstone else { return nil }
+        if indexed { return uuidCodes[id] }
+        return uuids.firstIndex(of: id).map { UInt32($0 + 1) }
+    }
+
     /// The code of `text` if the dictionary has it (a filter's value no chunk holds has none).
     public func existingCode(string text: String) -> UInt32? {
         if indexed { return stringCodes[text] }

@@ -46,19 +46,26 @@ public struct StoredEventRows {
                 columns.append((Self.jsonString(name), type, values))
             }
             for row in 0..<read.chunk.rows {
-                var json: [UInt8] = [UInt8(ascii: "{")]
-                for column in columns {
-                    guard let value = Self.jsonValue(column.values, type: column.type, row: row, dictionaries) else { continue }
-                    if json.count > 1 { json.append(UInt8(ascii: ",")) }
-                    json += column.key
-                    json.append(UInt8(ascii: ":"))
-                    json += value
-                }
-                json.append(UInt8(ascii: "}"))
+                let json = Self.jsonObject(columns, row: row, dictionaries)
                 try body(Row(eventID: ids[row], name: entry.event, timeMs: times[row], installID: installs[row] ?? "", sessionID: sessions[row] ?? "",
                              userState: userStates[row] ?? "", propertiesJSON: json))
             }
         }
+    }
+
+    /// One row's properties as a JSON object: each column's key (already a JSON string) and its
+    /// value, in the columns' order, absent cells left out.
+    static func jsonObject(_ columns: [(key: [UInt8], type: ColumnType, values: ColumnValues)], row: Int, _ dictionaries: Dictionaries) -> [UInt8] {
+        var json: [UInt8] = [UInt8(ascii: "{")]
+        for column in columns {
+            guard let value = jsonValue(column.values, type: column.type, row: row, dictionaries) else { continue }
+            if json.count > 1 { json.append(UInt8(ascii: ",")) }
+            json += column.key
+            json.append(UInt8(ascii: ":"))
+            json += value
+        }
+        json.append(UInt8(ascii: "}"))
+        return json
     }
 
     /// A cell as JSON, nil when absent.

@@ -27,7 +27,8 @@ public final class LiveColumnStore: Sendable {
     /// The segment log, when the store's write path is one (`serve --engine segments`, issue 34):
     /// every seal seals its closed segments after the SQLite log's rows.
     public let segments: SegmentEventStore?
-    private let writer = Mutex<ColumnStoreWriter?>(nil)
+    /// The process's writer: the segment engine's own when there is one (its deletions use it too).
+    private let writer: ColumnWriterSlot
     /// The last store opened for reading, with the manifest file's identity (inode, size, time)
     /// it was opened at: reused while the manifest is the same file, so its caches (the UUID
     /// dictionary, the user map) serve every page of that generation.
@@ -40,6 +41,7 @@ public final class LiveColumnStore: Sendable {
         self.databasePath = databasePath
         self.catalog = catalog
         self.segments = segments
+        writer = segments?.columns ?? ColumnWriterSlot(directory: ColumnStore.directory(forDatabase: databasePath))
     }
 
     var directory: String { ColumnStore.directory(forDatabase: databasePath) }
@@ -78,31 +80,16 @@ public final class LiveColumnStore: Sendable {
     /// kept writer (a deletion may have discarded its directory); the next one opens a new one.
     @discardableResult
     public func seal(lockWait: Duration) throws -> LogSealer.Outcome? {
-        let deadline = ContinuousClock.now + lockWait
-        while true {
-            let outcome: LogSealer.Outcome?? = try writer.withLockIfAvailable { kept throws -> LogSealer.Outcome? in
-                let database = try SQLiteDatabase(path: databasePath)
-                // A copy discarded since (``ColumnStoreCopy``'s old-versions check) needs a new writer.
-                if let writer = kept, writer.manifest.generation > 0,
-                   !FileManager.default.fileExists(atPath: directory + "/" + ColumnManifest.fileName) { kept = nil }
-                if kept == nil { kept = try ColumnStoreWriter(directory: directory, lockWait: lockWait) }
-                var sealer = LogSealer()
-                sealer.maxPartsPerDay = 8
-                // The server's memory bound (HandzServer docs, "Operations") leaves the seal little:
-                // rows are written as parts every 20,000 (a few MiB held), not every million.
-                sealer.rowsPerPart = 20_000
-                do {
-                    let outcome = try sealer.seal(database, into: kept!)
-                    if outcome.abandoned { kept = nil } else { try segments?.seal(into: kept!) }
-                    return outcome
-                } catch {
-                    kept = nil
-                    throw error
-                }
-            }
-            if let outcome { return outcome }
-            guard ContinuousClock.now < deadline else { return nil }
-            usleep(20_000)
+        try writer.withWriter(lockWait: lockWait) { writer, drop in
+            let database = try SQLiteDatabase(path: databasePath)
+            var sealer = LogSealer()
+            sealer.maxPartsPerDay = 8
+            // The server's memory bound (HandzServer docs, "Operations") leaves the seal little:
+            // rows are written as parts every 20,000 (a few MiB held), not every million.
+            sealer.rowsPerPart = 20_000
+            let outcome = try sealer.seal(database, into: writer)
+            if outcome.abandoned { drop = true } else { try segments?.seal(into: writer) }
+            return outcome
         }
     }
 

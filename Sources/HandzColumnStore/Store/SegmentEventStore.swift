@@ -13,14 +13,19 @@ import HandzStore
 /// Files beside `PATH` (the SQLite file): `PATH.segments/` (the log), `PATH.ids/` (the id runs),
 /// `PATH.columns/` (the chunks, as for the SQLite log).
 ///
-/// **Preview.** This slice covers ingestion, sealing, receipts and `stats`. Forget-user, purge and
-/// the lake export still work only on the SQLite log: here they refuse with `store_unavailable`
-/// and a reason, so a deletion is never reported done while the user's events stay in the chunks.
+/// Deletion (CH34) reaches every event, sealed or not: forget-user and retention first seal the
+/// segments waiting (so no segment file holds an event the step must change, and the sealed ones
+/// are removed), then rewrite the chunks copy on write (``ChunkDeidentification``, retention by
+/// ``ChunkRewrites``) and publish them in one manifest swap, under the process's one column
+/// writer (``columns``, which `serve`'s seals share).
+/// The lake export reads the chunks the same way, once the segments are sealed (``ChunkExport``).
 public final class SegmentEventStore: EventStore, @unchecked Sendable {
     public let path: String
     /// The store's SQLite file: receipts, quarantine, first-seen times, the ledger.
     public let tables: SQLiteEventStore
     public let index: EventIDIndex
+    /// The column store's writer for this process: seals, de-identification and retention.
+    public let columns: ColumnWriterSlot
     private let writer: SegmentWriter
     public var segmentsDirectory: String { Self.segmentsDirectory(forDatabase: path) }
 
@@ -42,7 +47,11 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
             }
         }
         writer = SegmentWriter(log: segments, index: index, limits: limits)
+        columns = ColumnWriterSlot(directory: ColumnStore.directory(forDatabase: path))
     }
+
+    /// How long a deletion or the retention run waits for `serve`'s seal to let the writer go.
+    static let lifecycleLockWait: Duration = .seconds(120)
 
     public var engine: String { "segments" }
 
@@ -59,15 +68,17 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
     }
 
     public func close() async {
-        await Task.detached { [writer, tables] in
+        await Task.detached { [writer, tables, columns] in
             writer.close()
+            columns.release()
             tables.closeNow()
         }.value
     }
 
     /// Whether frames wait in the segments: the open one, or closed ones not sealed yet.
     public func hasUnsealedEvents() throws -> Bool {
-        try writer.withLog { log in log.openSegment.bytes > SegmentLayout.headerBytes || !log.closedSegments.isEmpty }
+        // A closed segment of only a header (the open one at the last restart) holds nothing.
+        try writer.withLog { log in ([log.openSegment] + log.closedSegments).contains { $0.bytes > SegmentLayout.headerBytes } }
     }
 
     /// Closes the open segment and seals every closed one into `columns` (whose writer the caller
@@ -145,21 +156,87 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
         return stats
     }
 
-    // MARK: Not yet on the segment engine (issue 34, later slices)
-
-    static let preview = "not yet available on the segment engine (issue 34): run the SQLite engine for it"
-
-    public func purge(receivedBeforeMs: Int64, nowMs: Int64) async throws -> PurgeResult { throw StoreError.unavailable("purge " + Self.preview) }
-
-    public func exportEvents(receivedFromMs fromMs: Int64, toMs: Int64, _ body: @escaping @Sendable (ExportedEvent) throws -> Void) async throws {
-        throw StoreError.unavailable("export " + Self.preview)
-    }
+    // MARK: Deletion and retention (CH34)
 
     public func requestDeletion(userID: String, nowMs: Int64) async throws -> (request: DeletionRequest, created: Bool) {
-        throw StoreError.unavailable("forget-user " + Self.preview)
+        try await Task.detached { [self] in
+            // A completed request covers the user only while nothing stored may carry the id again.
+            let stored = try hasUnsealedEvents() || columnsMayHold(userID: userID.lowercased())
+            return try tables.requestDeletionNow(userID: userID, nowMs: nowMs, storedElsewhere: stored)
+        }.value
     }
 
-    public func registerLake() async throws { throw StoreError.unavailable("the lake " + Self.preview) }
+    /// Whether the column store's dictionaries hold the id (as a UUID, or as text in any case):
+    /// a forgotten id is a tombstone there. Text is never forgotten from the string dictionary,
+    /// so an id once stored in upper case always answers yes (a new request, a no-op step).
+    func columnsMayHold(userID: String) throws -> Bool {
+        let directory = ColumnStore.directory(forDatabase: path)
+        guard FileManager.default.fileExists(atPath: directory + "/" + ColumnManifest.fileName) else { return false }
+        let store = try ColumnStore(directory: directory)
+        if let id = UUIDWords(lowercaseString: userID), try store.uuidDictionary().existingCode(uuid: id) != nil { return true }
+        return store.strings.strings.contains { $0.utf8.count == 36 && $0.lowercased() == userID }
+    }
+
+    public func deidentify(_ claim: DeletionClaim, nowMs: Int64) async throws -> DeidentifyResult {
+        try await Task.detached { [self] in try deidentifyNow(claim, nowMs: nowMs) }.value
+    }
+
+    /// The store step (``ChunkDeidentification``): the segments sealed, the user's rows
+    /// rewritten in the chunks and published, then the tables' part (first-seen times, the ledger
+    /// forgetting the user id, the audit) in one transaction. A crash between the publish and the
+    /// tables leaves the step pending with the chunks already clean: its redo finds no row with
+    /// the id and records zero counts (the first-seen move of that run is then lost too).
+    public func deidentifyNow(_ claim: DeletionClaim, nowMs: Int64) throws -> DeidentifyResult {
+        guard let userID = claim.userID else { return DeidentifyResult() }
+        let outcome = try columns.withWriter(lockWait: Self.lifecycleLockWait) { writer, _ in
+            try seal(into: writer)
+            let outcome = try ChunkDeidentification(writer: writer, userText: userID.lowercased(), cutoffMs: claim.request.receivedTimeMs).run()
+            if outcome.result.events > 0 { try writer.publish(sealedThroughRowID: writer.manifest.sealedThroughRowID) }
+            return outcome
+        }
+        guard let outcome else { throw StoreError.unavailable("the column store stayed busy") }
+        try tables.recordDeidentifiedNow(claim, result: outcome.result, firstSeen: outcome.firstSeen, nowMs: nowMs)
+        return outcome.result
+    }
+
+    public func purge(receivedBeforeMs: Int64, nowMs: Int64) async throws -> PurgeResult {
+        try await Task.detached { [self] in try purgeNow(receivedBeforeMs: receivedBeforeMs, nowMs: nowMs) }.value
+    }
+
+    /// Retention (CH33-P3): the segments sealed, the chunks received before the cutoff dropped
+    /// whole (or written again without those rows when a chunk straddles it) and published, the
+    /// id runs wholly older than the cutoff dropped, then the tables purged as on SQLite. Ingestion
+    /// goes on meanwhile: only the seal's roll of the open segment takes the log's thread.
+    public func purgeNow(receivedBeforeMs cutoffMs: Int64, nowMs: Int64) throws -> PurgeResult {
+        let removed = try columns.withWriter(lockWait: Self.lifecycleLockWait) { writer, _ -> Int in
+            try seal(into: writer)
+            let before = writer.manifest.chunks.reduce(0) { $0 + $1.rows }
+            guard try ChunkRewrites(writer: writer).apply(replacements: [:], replacedIDs: [], dirtyInstalls: InstallCells(), receivedBefore: cutoffMs) > 0
+            else { return 0 }
+            try writer.publish(sealedThroughRowID: writer.manifest.sealedThroughRowID)
+            return before - writer.manifest.chunks.reduce(0) { $0 + $1.rows }
+        }
+        guard let removed else { throw StoreError.unavailable("the column store stayed busy") }
+        _ = try index.dropRuns(receivedBeforeMs: cutoffMs)
+        return try tables.purge(receivedBeforeMs: cutoffMs, nowMs: nowMs, eventsRemovedElsewhere: removed)
+    }
+
+    // MARK: Export (the lake)
+
+    /// The events received in the range, from the chunks once the segments waiting are sealed
+    /// (``ChunkExport``: the order and rows the SQLite store gives).
+    public func exportEvents(receivedFromMs fromMs: Int64, toMs: Int64, _ body: @escaping @Sendable (ExportedEvent) throws -> Void) async throws {
+        try await Task.detached { [self] in
+            guard try columns.withWriter(lockWait: Self.lifecycleLockWait, { writer, _ in try seal(into: writer) }) != nil else {
+                throw StoreError.unavailable("the column store stayed busy")
+            }
+            let directory = ColumnStore.directory(forDatabase: path)
+            guard FileManager.default.fileExists(atPath: directory + "/" + ColumnManifest.fileName) else { return }
+            try ChunkExport(store: try ColumnStore(directory: directory)).forEach(receivedFromMs: fromMs, toMs: toMs, body)
+        }.value
+    }
+
+    public func registerLake() async throws { try await tables.registerLake() }
 
     // MARK: The ledger, as the SQLite file keeps it
 
@@ -168,7 +245,6 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
     public func claimDeletion(owner: String, canRewriteLake: Bool, oldVersionsDueMs: Int64, storeDueMs: Int64, nowMs: Int64, leaseMs: Int64) async throws -> DeletionClaim? {
         try await tables.claimDeletion(owner: owner, canRewriteLake: canRewriteLake, oldVersionsDueMs: oldVersionsDueMs, storeDueMs: storeDueMs, nowMs: nowMs, leaseMs: leaseMs)
     }
-    public func deidentify(_ claim: DeletionClaim, nowMs: Int64) async throws -> DeidentifyResult { throw StoreError.unavailable("forget-user " + Self.preview) }
     public func reclaimOldVersions(nowMs: Int64) async throws -> Int { try await tables.reclaimOldVersions(nowMs: nowMs) }
     public func renewDeletionLease(id: String, owner: String, untilMs: Int64) async throws -> Bool { try await tables.renewDeletionLease(id: id, owner: owner, untilMs: untilMs) }
     public func finishLakeStep(id: String, partitions: Int) async throws { try await tables.finishLakeStep(id: id, partitions: partitions) }
