@@ -44,6 +44,7 @@ public struct EventImporter {
         var chunk = LineChunk()
         var carry: [UInt8] = []
         var pending: [IngestBatch] = []
+        var inFlight: Task<[Result<AppendResult, StoreError>], Never>?
         var atEnd = false
         var bytesRead = 0
         while !atEnd {
@@ -64,15 +65,22 @@ public struct EventImporter {
                 if chunk.count == Self.maxLinesPerBatch {
                     pending.append(batch(&chunk, &validator, &summary))
                     if pending.count == Self.batchesInFlight {
-                        try await commit(&pending, &summary)
-                        progress(summary, bytesRead)
+                        // The previous batches' commit is awaited only now: validating these
+                        // overlapped it (the store writes and syncs on its own thread).
+                        if let previous = inFlight {
+                            try Self.fold(await previous.value, into: &summary)
+                            progress(summary, bytesRead)
+                        }
+                        inFlight = commit(pending)
+                        pending = []
                     }
                 }
             }
             carry.removeFirst(start)
         }
         if chunk.count > 0 { pending.append(batch(&chunk, &validator, &summary)) }
-        try await commit(&pending, &summary)
+        if let previous = inFlight { try Self.fold(await previous.value, into: &summary) }
+        try Self.fold(await commit(pending).value, into: &summary)
         return summary
     }
 
@@ -94,21 +102,25 @@ public struct EventImporter {
         return batch
     }
 
-    /// Appends the pending batches concurrently and waits for all of them.
-    func commit(_ pending: inout [IngestBatch], _ summary: inout Summary) async throws(StoreError) {
-        let batches = pending
-        pending = []
+    /// Appends `batches` concurrently, in a task the caller awaits when it needs the answers.
+    func commit(_ batches: [IngestBatch]) -> Task<[Result<AppendResult, StoreError>], Never> {
         let store = self.store
-        let results: [Result<AppendResult, StoreError>] = await withTaskGroup(of: Result<AppendResult, StoreError>.self) { group in
-            for batch in batches {
-                group.addTask {
-                    do throws(StoreError) { return .success(try await store.append(batch)) } catch { return .failure(error) }
+        return Task {
+            await withTaskGroup(of: Result<AppendResult, StoreError>.self) { group in
+                for batch in batches {
+                    group.addTask {
+                        do throws(StoreError) { return .success(try await store.append(batch)) } catch { return .failure(error) }
+                    }
                 }
+                var collected: [Result<AppendResult, StoreError>] = []
+                for await result in group { collected.append(result) }
+                return collected
             }
-            var collected: [Result<AppendResult, StoreError>] = []
-            for await result in group { collected.append(result) }
-            return collected
         }
+    }
+
+    /// Adds a commit's answers to `summary`; the first failure is thrown.
+    static func fold(_ results: [Result<AppendResult, StoreError>], into summary: inout Summary) throws(StoreError) {
         for result in results {
             let appended = try result.get()
             summary.accepted += appended.accepted

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandzColumnStore
 import HandzIngest
 import HandzStore
 import HandzSynthetic
@@ -18,6 +19,16 @@ struct Import: AsyncParsableCommand {
     @Argument(help: "NDJSON file, one event per line (- for standard input).")
     var file: String
 
+    @Option(help: "A new store's write path: sqlite (the SQLite log) or segments (the segment log, issue 34). An existing store keeps its own.")
+    var engine: String?
+
+    func validate() throws {
+        if let engine, !["sqlite", "segments"].contains(engine) { throw ValidationError("--engine must be sqlite or segments") }
+        if let engine, FileManager.default.fileExists(atPath: db), (engine == "segments") != isSegmentStore(db) {
+            throw ValidationError("\(db) is a store of the \(isSegmentStore(db) ? "segments" : "sqlite") engine; --engine cannot change it")
+        }
+    }
+
     func run() async throws {
         let catalog = try catalogOptions.load()
         let handle: FileHandle
@@ -31,7 +42,8 @@ struct Import: AsyncParsableCommand {
         // idempotent (event_id dedupe), so commits need not be fsynced one by one.
         var configuration = StoreConfiguration()
         configuration.synchronous = .normal
-        let store = try SQLiteEventStore(path: db, configuration: configuration)
+        let segments = engine == "segments" || isSegmentStore(db)
+        let store: any EventStore = segments ? try SegmentEventStore(path: db, configuration: configuration) : try SQLiteEventStore(path: db, configuration: configuration)
         let summary: EventImporter.Summary
         let progress = ProgressLine()
         let totalBytes = file == "-" ? nil : (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
@@ -48,9 +60,19 @@ struct Import: AsyncParsableCommand {
             throw error
         }
         progress.finish()
-        await store.close()
-        // Sealed into the column store the analysis commands read (issue 33).
-        try ColumnSealing.seal(db: db)
+        // Sealed into the column store the analysis commands read (issue 33): the segments into
+        // one chunk per event and day, as a seal of the SQLite log gives. One seal at the end, not
+        // seals along the import: each seal creates a file per event and day it touches, and
+        // creating files was already a sixth of the import's time (BENCHMARKS.md, "import").
+        if let store = store as? SegmentEventStore {
+            progress.update("sealing into column chunks")
+            _ = try store.columns.withWriter(lockWait: .seconds(600)) { writer, _ in try store.seal(into: writer, maxPartsPerDay: 1, rowsPerPart: 1_000_000) }
+            progress.finish()
+            await store.close()
+        } else {
+            await store.close()
+            try ColumnSealing.seal(db: db)
+        }
         var json = JSONText()
         json.beginObject()
         json.field("lines", summary.lines)
@@ -62,4 +84,5 @@ struct Import: AsyncParsableCommand {
         print(json.text)
         if summary.rejected > 0 { throw ExitCode(1) }
     }
+
 }

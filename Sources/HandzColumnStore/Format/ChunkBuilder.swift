@@ -17,16 +17,28 @@ public struct ChunkBuilder {
     var times: [Int64] = []
     var received: [Int64] = []
     var ids: [UUIDWords] = []
-    /// Text columns: 0 absent; ``uuidFlag`` | code for a UUID; the string code otherwise.
-    var texts: [String: [UInt64]] = [:]
+    /// Text columns by slot (a small index, so the sealer's hot path hashes no column name):
+    /// 0 absent; ``uuidFlag`` | code for a UUID; the string code otherwise. A column is a text
+    /// column, an integer column or a boolean column, never two at once.
+    var textSlots: [String: Int] = [:]
+    var textNames: [String] = []
+    var textCells: [[UInt64]] = []
+    /// Per text slot, the last value interned (its bytes) and its cell: consecutive rows of one
+    /// request mostly repeat a value (the install, the session, the app version), which then
+    /// costs a byte compare instead of a UUID parse and a dictionary lookup.
+    var lastBytes: [[UInt8]] = []
+    var lastCells: [UInt64] = []
     var integers: [String: [UInt64]] = [:]
     var booleans: [String: [UInt32]] = [:]
 
     static let uuidFlag: UInt64 = 1 << 63
 
-    public init(eventName: String, day: Int64) {
+    /// `textColumns` take slots 0, 1, … in order (``setText(slot:_:_:)``); a slot no row sets a
+    /// value in is left out of the chunk.
+    public init(eventName: String, day: Int64, textColumns: [String] = []) {
         self.eventName = eventName
         self.day = day
+        for name in textColumns { _ = addTextSlot(name) }
     }
 
     /// Starts a row; the text, integer and boolean setters then fill its other columns.
@@ -37,16 +49,55 @@ public struct ChunkBuilder {
         rowCount += 1
     }
 
+    /// The slot of text column `column`, made when new. An integer or boolean column of that
+    /// name is turned into text first, value by value, interned in `dictionaries`.
+    mutating func textSlot(_ column: String, _ dictionaries: inout Dictionaries) -> Int {
+        if let slot = textSlots[column] { return slot }
+        var cells: [UInt64] = []
+        if let words = integers.removeValue(forKey: column) {
+            cells = words.map { word in IntegerCell.value(word).map { UInt64(dictionaries.code(string: String($0))) } ?? 0 }
+        } else if let codes = booleans.removeValue(forKey: column) {
+            cells = codes.map { $0 == 0 ? 0 : UInt64(dictionaries.code(string: $0 == 2 ? "true" : "false")) }
+        }
+        return addTextSlot(column, cells)
+    }
+
+    /// A new text slot (the caller knows `column` is not an integer or boolean column).
+    private mutating func addTextSlot(_ column: String, _ cells: [UInt64] = []) -> Int {
+        precondition(textSlots[column] == nil && integers[column] == nil && booleans[column] == nil)
+        textSlots[column] = textNames.count
+        textNames.append(column)
+        textCells.append(cells)
+        lastBytes.append([])
+        lastCells.append(0)
+        return textNames.count - 1
+    }
+
     /// The current row's `column` holds `text` (UTF-8 bytes).
     public mutating func setText(_ column: String, _ text: UnsafeRawBufferPointer, _ dictionaries: inout Dictionaries) {
-        if integers[column] != nil || booleans[column] != nil { promoteToText(column, &dictionaries) }
+        setText(slot: textSlot(column, &dictionaries), text, &dictionaries)
+    }
+
+    /// The current row's text column in `slot` holds `text` (UTF-8 bytes).
+    public mutating func setText(slot: Int, _ text: UnsafeRawBufferPointer, _ dictionaries: inout Dictionaries) {
         let cell: UInt64
-        if let id = UUIDWords(lowercaseText: text), id != Dictionaries.tombstone {
-            cell = Self.uuidFlag | UInt64(dictionaries.code(uuid: id))
+        if text.count == lastBytes[slot].count && lastCells[slot] != 0 && lastBytes[slot].withUnsafeBytes({ $0.elementsEqual(text) }) {
+            cell = lastCells[slot]
         } else {
-            cell = UInt64(dictionaries.code(string: String(decoding: text, as: UTF8.self)))
+            if let id = UUIDWords(lowercaseText: text), id != Dictionaries.tombstone {
+                cell = Self.uuidFlag | UInt64(dictionaries.code(uuid: id))
+            } else {
+                cell = UInt64(dictionaries.code(string: String(decoding: text, as: UTF8.self)))
+            }
+            lastBytes[slot] = Array(text)
+            lastCells[slot] = cell
         }
-        Self.set(&texts[column, default: []], cell, row: rowCount - 1)
+        Self.set(&textCells[slot], cell, row: rowCount - 1)
+    }
+
+    public mutating func setText(slot: Int, _ text: String, _ dictionaries: inout Dictionaries) {
+        var text = text
+        text.withUTF8 { setText(slot: slot, UnsafeRawBufferPointer($0), &dictionaries) }
     }
 
     public mutating func setText(_ column: String, _ text: String, _ dictionaries: inout Dictionaries) {
@@ -56,18 +107,19 @@ public struct ChunkBuilder {
 
     /// The current row's `column` cell as interned (``uuidFlag`` | code, a string code, or 0).
     func textCell(_ column: String) -> UInt64 {
-        guard let cells = texts[column], cells.count == rowCount else { return 0 }
-        return cells[rowCount - 1]
+        guard let slot = textSlots[column], textCells[slot].count == rowCount else { return 0 }
+        return textCells[slot][rowCount - 1]
     }
 
     /// Sets the current row's `column` to a cell ``textCell(_:)`` gave (the session rollup).
     mutating func setTextCell(_ column: String, _ cell: UInt64) {
         guard cell != 0 else { return }
-        Self.set(&texts[column, default: []], cell, row: rowCount - 1)
+        let slot = textSlots[column] ?? addTextSlot(column)
+        Self.set(&textCells[slot], cell, row: rowCount - 1)
     }
 
     public mutating func setInteger(_ column: String, _ value: Int64, _ dictionaries: inout Dictionaries) {
-        if texts[column] != nil || booleans[column] != nil {
+        if textSlots[column] != nil || booleans[column] != nil {
             setText(column, String(value), &dictionaries)
             return
         }
@@ -81,7 +133,7 @@ public struct ChunkBuilder {
     }
 
     public mutating func setBoolean(_ column: String, _ value: Bool, _ dictionaries: inout Dictionaries) {
-        if texts[column] != nil || integers[column] != nil {
+        if textSlots[column] != nil || integers[column] != nil {
             setText(column, value ? "true" : "false", &dictionaries)
             return
         }
@@ -96,19 +148,14 @@ public struct ChunkBuilder {
 
     /// Turns an integer or boolean column into text, value by value.
     mutating func promoteToText(_ column: String, _ dictionaries: inout Dictionaries) {
-        var cells: [UInt64] = []
-        if let words = integers.removeValue(forKey: column) {
-            cells = words.map { word in IntegerCell.value(word).map { UInt64(dictionaries.code(string: String($0))) } ?? 0 }
-        } else if let codes = booleans.removeValue(forKey: column) {
-            cells = codes.map { $0 == 0 ? 0 : UInt64(dictionaries.code(string: $0 == 2 ? "true" : "false")) }
-        }
-        texts[column] = cells
+        _ = textSlot(column, &dictionaries)
     }
 
     /// The chunk's columns, rows sorted by (install code, event time, event id): the fixed
     /// columns first, then the envelope's text columns and the properties, by name.
     public func columns(_ dictionaries: inout Dictionaries) -> [Column] {
-        let installs = (texts[ColumnName.installID] ?? []) + repeatElement(0, count: rowCount - (texts[ColumnName.installID]?.count ?? 0))
+        let installCells = textSlots[ColumnName.installID].map { textCells[$0] } ?? []
+        let installs = installCells + repeatElement(0, count: rowCount - installCells.count)
         let order = (0..<rowCount).sorted { a, b in
             if installs[a] != installs[b] { return installs[a] < installs[b] }
             if times[a] != times[b] { return times[a] < times[b] }
@@ -119,10 +166,12 @@ public struct ChunkBuilder {
             Column(name: ColumnName.eventID, type: .eventID, values: .ids(order.map { ids[$0] })),
             Column(name: ColumnName.receivedTime, type: .time, values: .times(order.map { received[$0] })),
         ]
+        // A text column holds a value in some row (a slot made in advance may hold none).
+        let present = textNames.indices.filter { textCells[$0].contains { $0 != 0 } }.map { textNames[$0] }
         let fixed = [ColumnName.installID, ColumnName.sessionID, ColumnName.userID]
-        let textNames = fixed.filter { texts[$0] != nil } + texts.keys.filter { !fixed.contains($0) }.sorted()
-        for name in textNames {
-            let cells = padded(texts[name]!)
+        let names = fixed.filter { present.contains($0) } + present.filter { !fixed.contains($0) }.sorted()
+        for name in names {
+            let cells = padded(textCells[textSlots[name]!])
             columns.append(textColumn(name, order.map { cells[$0] }, &dictionaries))
         }
         for name in integers.keys.sorted() {

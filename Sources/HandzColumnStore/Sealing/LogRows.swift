@@ -16,11 +16,12 @@ struct LogRows {
         let name = statement.text(2) ?? ""
         let time = statement.int64(3)
         let key = ChunkKey(event: name, day: LogSealer.day(of: time))
-        var builder = builders.removeValue(forKey: key) ?? ChunkBuilder(eventName: name, day: key.day)
+        var builder = builders.removeValue(forKey: key) ?? ChunkBuilder(eventName: name, day: key.day, textColumns: LogSealer.envelopeTextColumns)
         let eventID = UUIDWords(orderingBytes: statement.bytes(1))
         builder.addRow(timeMs: time, receivedMs: statement.int64(4), eventID: eventID)
-        for (offset, column) in LogSealer.envelopeTextColumns.enumerated() where !statement.isNull(Self.firstText + Int32(offset)) {
-            builder.setText(column, statement.bytes(Self.firstText + Int32(offset)), &dictionaries)
+        // The envelope's columns are the builder's first text slots, in the same order.
+        for offset in LogSealer.envelopeTextColumns.indices where !statement.isNull(Self.firstText + Int32(offset)) {
+            builder.setText(slot: offset, statement.bytes(Self.firstText + Int32(offset)), &dictionaries)
         }
         try LogSealer.addProperties(statement.bytes(Self.propertiesColumn), to: &builder, names: &propertyNames, &dictionaries)
         sessions.note(day: key.day, install: builder.textCell(ColumnName.installID), session: builder.textCell(ColumnName.sessionID),

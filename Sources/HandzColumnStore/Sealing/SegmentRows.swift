@@ -1,42 +1,92 @@
 import HandzAnalyticsCore
 import HandzStore
 
-/// Turns a segment record's rows (``BatchRecord``) into chunk rows, as ``LogRows`` does for the
-/// SQLite log's: each into the builder of its (event name, UTC day), the same columns from the
-/// same bytes, its session noted for the rollup. So the chunks sealed from segments are the ones
-/// the log would have given for the same events (`SegmentSealingTests` holds them byte-equal).
+/// Turns segment records' rows (``BatchRecord``) into chunks, as ``LogRows`` does for the SQLite
+/// log's: each row into the chunk of its (event name, UTC day), the same columns from the same
+/// bytes, its session noted for the rollup. The chunks hold the rows and values the log would
+/// give for the same events (`SegmentSealingTests`); the dictionaries number them in another
+/// order.
+///
+/// Chunk at a time, not row at a time: ``add(_:)`` only sorts each row's reference into the list
+/// of its chunk; ``flush(sessions:into:)`` then builds one chunk after another from its rows.
+/// Building every chunk of a seal at once, a row at a time, kept about a thousand builders (an
+/// event name and day each, twenty columns apiece) in play, and each cell's append missed the
+/// cache: half of a seal's time (perf, issue 34). One builder's columns fit in the cache, and
+/// consecutive rows of a chunk mostly come from one request, so a column's last value is mostly
+/// the next one's too (``ChunkBuilder``'s last-value check saves the lookup).
 struct SegmentRows {
     /// Property keys already turned into column names.
     private var propertyNames: [String: String] = [:]
-    /// The envelope's text columns the event carries, by column name, in ``LogSealer/envelopeTextColumns`` order.
-    private static let eventColumns: [(name: String, column: EventColumn)] = EventColumn.textColumns
-        .filter { $0 != .eventName }
-        .map { ($0.name, $0) }
+    /// The envelope's text columns the event carries, in ``LogSealer/envelopeTextColumns`` order:
+    /// a builder's text slots 0, 1, … (``ChunkBuilder/init(eventName:day:textColumns:)``).
+    private static let eventColumns = EventColumn.textColumns.filter { $0 != .eventName }
+    private static let columnNames = eventColumns.map(\.name)
 
-    /// Adds every row of `record`.
-    mutating func add(_ record: BatchRecord, to builders: inout [ChunkKey: ChunkBuilder], sessions: inout SessionRollup.Builder,
-                      _ dictionaries: inout Dictionaries) throws {
+    /// A row of a record held: which record, which row.
+    private struct RowReference {
+        var record: UInt32
+        var row: UInt32
+    }
+
+    /// The records whose rows wait to be built.
+    private var records: [BatchRecord] = []
+    /// Each waiting row, under its chunk's key, in the order the log holds them.
+    private var rowsByChunk: [ChunkKey: [RowReference]] = [:]
+    /// Rows waiting.
+    private(set) var count = 0
+
+    /// Holds every row of `record` until the next ``flush(sessions:into:)``.
+    mutating func add(_ record: BatchRecord) {
+        let index = UInt32(records.count)
+        records.append(record)
         let rows = record.rows
+        // The rows of a request name few events: the last name's text is reused while the bytes match.
+        var lastName: (bytes: [UInt8], text: String) = ([], "")
         for row in 0..<rows.count {
-            let name = rows.string(row, .eventName) ?? ""
-            let time = rows.eventTimes[row]
-            let key = ChunkKey(event: name, day: LogSealer.day(of: time))
-            var builder = builders.removeValue(forKey: key) ?? ChunkBuilder(eventName: name, day: key.day)
-            let eventID = rows.eventID(row).withUnsafeBytes { UUIDWords(orderingBytes: $0) }
-            builder.addRow(timeMs: time, receivedMs: record.receivedTimeMs, eventID: eventID)
-            for (column, field) in Self.eventColumns {
-                switch field {
-                case .keyID: builder.setText(column, record.keyID, &dictionaries)
-                case .catalogVersion: builder.setText(column, record.catalogVersion, &dictionaries)
-                default: rows.withField(row, field) { value in if let value { builder.setText(column, value, &dictionaries) } }
-                }
+            let name = rows.withField(row, .eventName) { bytes -> String in
+                guard let bytes else { return "" }
+                if !bytes.elementsEqual(lastName.bytes) { lastName = (Array(bytes), String(decoding: bytes, as: UTF8.self)) }
+                return lastName.text
             }
-            try rows.withField(row, .properties) { json in
-                if let json { try LogSealer.addProperties(json, to: &builder, names: &propertyNames, &dictionaries) }
-            }
-            sessions.note(day: key.day, install: builder.textCell(ColumnName.installID), session: builder.textCell(ColumnName.sessionID),
-                          timeMs: time, eventID: eventID)
-            builders[key] = builder
+            rowsByChunk[ChunkKey(event: name, day: LogSealer.day(of: rows.eventTimes[row])), default: []]
+                .append(RowReference(record: index, row: UInt32(row)))
         }
+        count += rows.count
+    }
+
+    /// Builds the waiting rows' chunks one after another, in key order, writes each as a part
+    /// of `writer`, and lets the rows go.
+    mutating func flush(sessions: inout SessionRollup.Builder, into writer: ColumnStoreWriter) throws {
+        for key in rowsByChunk.keys.sorted() {
+            var builder = ChunkBuilder(eventName: key.event, day: key.day, textColumns: Self.columnNames)
+            for reference in rowsByChunk[key]! {
+                try add(Int(reference.row), of: records[Int(reference.record)], to: &builder, key: key, sessions: &sessions, &writer.dictionaries)
+            }
+            try writer.write(builder)
+        }
+        records = []
+        rowsByChunk = [:]
+        count = 0
+    }
+
+    /// Adds one row of `record` to `builder`.
+    private mutating func add(_ row: Int, of record: BatchRecord, to builder: inout ChunkBuilder, key: ChunkKey, sessions: inout SessionRollup.Builder,
+                              _ dictionaries: inout Dictionaries) throws {
+        let rows = record.rows
+        let time = rows.eventTimes[row]
+        let eventID = rows.eventID(row).withUnsafeBytes { UUIDWords(orderingBytes: $0) }
+        builder.addRow(timeMs: time, receivedMs: record.receivedTimeMs, eventID: eventID)
+        for (slot, field) in Self.eventColumns.enumerated() {
+            switch field {
+            case .keyID: builder.setText(slot: slot, record.keyID, &dictionaries)
+            case .catalogVersion: builder.setText(slot: slot, record.catalogVersion, &dictionaries)
+            default: rows.withField(row, field) { value in if let value { builder.setText(slot: slot, value, &dictionaries) } }
+            }
+        }
+        try rows.withField(row, .properties) { json in
+            if let json { try LogSealer.addProperties(json, to: &builder, names: &propertyNames, &dictionaries) }
+        }
+        sessions.note(day: key.day, install: builder.textCell(ColumnName.installID), session: builder.textCell(ColumnName.sessionID),
+                      timeMs: time, eventID: eventID)
     }
 }

@@ -3,9 +3,10 @@ import HandzStore
 
 /// Seals the segment log's closed segments into the column store (issue 34 §3), the way
 /// ``LogSealer`` seals the SQLite log's rows: every record of the segments after the manifest's
-/// `sealedThroughSegment` is read once, in order, into one ``ChunkBuilder`` per (event, UTC day),
-/// written as parts every ``rowsPerPart`` rows, the day's parts merged, and everything published
-/// in one manifest swap that records the last segment sealed. Then the segments' event ids are
+/// `sealedThroughSegment` is read once, in order; every ``rowsPerPart`` rows, the rows held are
+/// built into one chunk per (event, UTC day), a chunk at a time (``SegmentRows``), and written as
+/// parts; the day's parts are merged, and everything is published in one manifest swap that
+/// records the last segment sealed. Then the segments' event ids are
 /// written as a run of the ``EventIDIndex`` (dedupe stays exact once the segments are gone), and
 /// only then are the segments removed.
 ///
@@ -49,10 +50,8 @@ public struct SegmentSealer {
                      remove: (UInt64) throws -> Void) throws -> Outcome {
         guard let last = segments.last?.sequence else { return Outcome(sealedThroughSegment: writer.manifest.sealedThroughSegment) }
         let watermark = writer.manifest.sealedThroughSegment
-        var builders: [ChunkKey: ChunkBuilder] = [:]
         var sessions = SessionRollup.Builder()
         var rows = SegmentRows()
-        var held = 0
         var outcome = Outcome()
         var ids: [UUIDWords] = []
         var received = (min: Int64.max, max: Int64.min)
@@ -63,19 +62,16 @@ public struct SegmentSealer {
                 for row in 0..<record.rows.count { ids.append(record.rows.eventID(row).withUnsafeBytes { UUIDWords(orderingBytes: $0) }) }
                 received = (min(received.min, record.receivedTimeMs), max(received.max, record.receivedTimeMs))
                 guard !alreadySealed else { continue }
-                try rows.add(record, to: &builders, sessions: &sessions, &writer.dictionaries)
-                held += record.rows.count
+                rows.add(record)
                 outcome.sealedRows += record.rows.count
-                if held >= rowsPerPart {
-                    for key in builders.keys.sorted() { try writer.write(builders[key]!) }
+                if rows.count >= rowsPerPart {
+                    try rows.flush(sessions: &sessions, into: writer)
                     for builder in sessions.takeBuilders() { try writer.write(builder) }
-                    builders = [:]
-                    held = 0
                 }
             }
         }
         if last > watermark {
-            for key in builders.keys.sorted() { try writer.write(builders[key]!) }
+            try rows.flush(sessions: &sessions, into: writer)
             for builder in sessions.takeBuilders() { try writer.write(builder) }
             try writer.mergeParts(maxParts: maxPartsPerDay)
             SealFault.reached("segments-merged")
