@@ -14,6 +14,10 @@ public enum LogChanges {
     INSERT OR IGNORE INTO store_meta (key, value) VALUES ('log_changes', '0');
     CREATE TRIGGER IF NOT EXISTS events_updated_count AFTER UPDATE ON events
     BEGIN UPDATE store_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'log_changes'; END;
+    """ + deleteTriggerSQL
+
+    /// The delete trigger alone (the segment engine's upgrade drops it for one statement).
+    static let deleteTriggerSQL = """
     CREATE TRIGGER IF NOT EXISTS events_deleted_count AFTER DELETE ON events
     BEGIN UPDATE store_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'log_changes'; END;
     """

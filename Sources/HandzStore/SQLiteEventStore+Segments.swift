@@ -86,3 +86,41 @@ extension SQLiteEventStore {
         try checkpointNow()
     }
 }
+
+extension SQLiteEventStore {
+    /// `store_meta`'s key naming the write path that owns the store's events, once it is not the
+    /// SQLite log (`segments`, issue 34).
+    public static let engineKey = "events_engine"
+
+    /// The write path recorded in the store (`sqlite` when none is: every store before issue 34).
+    public func engineNow() throws -> String {
+        try withConnection { try Self.engine($0) }
+    }
+
+    static func engine(_ database: SQLiteDatabase) throws -> String {
+        try database.prepare("SELECT value FROM store_meta WHERE key = ?1").query([.text(engineKey)]) { $0.text(0) ?? "" }.first ?? "sqlite"
+    }
+
+    /// The upgrade's last step to the segment engine (issue 34 §4), once every row of the log is in
+    /// the column store and its event ids in an id run: in one transaction the log's rows and its
+    /// journal go and the store is marked `segments`. The change counter does not move (its
+    /// delete trigger is dropped for the statement and made again), so the column store, sealed
+    /// at that counter, stays current. Then the freed pages are given back (`VACUUM`). Returns the
+    /// rows removed.
+    @discardableResult
+    public func handLogToSegments() throws -> Int {
+        try withConnection { database in
+            let removed = try database.transaction {
+                try database.execute("DROP TRIGGER IF EXISTS events_deleted_count")
+                try database.execute("DELETE FROM events")
+                let removed = database.changes
+                try database.execute(LogChanges.deleteTriggerSQL)
+                try database.execute("DELETE FROM log_rewrites")
+                try database.prepare("INSERT OR REPLACE INTO store_meta(key, value) VALUES (?1, 'segments')").run([.text(Self.engineKey)])
+                return removed
+            }
+            try database.execute("VACUUM")
+            return removed
+        }
+    }
+}

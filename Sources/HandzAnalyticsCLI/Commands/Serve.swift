@@ -42,8 +42,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Embedded store: seconds between background seals of the column store (0: seal only before a dashboard page is drawn). Default 10, or 1 with --engine segments.")
     var columnSealInterval: Int?
 
-    @Option(help: "Embedded store's write path: sqlite (the SQLite log, the default) or segments (the segment log, issue 34; a preview: ingestion, sealing every second, stats, forget-user, retention and the lake; not yet import).")
-    var engine: String = "sqlite"
+    @Option(help: "Embedded store's write path: sqlite (the SQLite log, the default) or segments (the segment log, issue 34; a preview). Default: the store's own, sqlite for a new one. A store of the SQLite log is upgraded in place by --engine segments, and cannot go back.")
+    var engine: String?
+
+    /// The engine asked for, else the store's own (a segment store stays one), else the SQLite log.
+    var resolvedEngine: String { engine ?? (store == nil && isSegmentStore(db) ? "segments" : "sqlite") }
 
     @Option(help: "A quota on the SQLite database file, bytes: past it batches get 503 with Retry-After, nothing acknowledged, until purge frees pages or the quota is raised.")
     var maxDbBytes: Int?
@@ -126,7 +129,10 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         guard StoreConfiguration.Synchronous(rawValue: synchronous) != nil else { throw ValidationError("--synchronous must be full or normal") }
         guard (columnSealInterval ?? 0) >= 0 else { throw ValidationError("--column-seal-interval must be at least 0") }
-        guard EmbeddedEngine(rawValue: engine) != nil else { throw ValidationError("--engine must be sqlite or segments") }
+        guard EmbeddedEngine(rawValue: resolvedEngine) != nil else { throw ValidationError("--engine must be sqlite or segments") }
+        if store == nil, resolvedEngine == "sqlite", isSegmentStore(db) {
+            throw ValidationError("\(db) is a segment engine's store (upgraded or made by --engine segments); it cannot go back to the SQLite log")
+        }
         try checkPostgresURL(store)
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
@@ -173,7 +179,7 @@ struct Serve: AsyncParsableCommand {
         if !trustedProxy.isEmpty { options.trustedProxies = trustedProxy == ["none"] ? .none : TrustedProxies(trustedProxy) }
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
-        options.embeddedEngine = EmbeddedEngine(rawValue: engine)!
+        options.embeddedEngine = EmbeddedEngine(rawValue: resolvedEngine)!
         options.columnSealIntervalSeconds = columnSealInterval ?? (options.embeddedEngine == .segments ? 1 : 10)
         options.store.maxDatabaseBytes = maxDbBytes
         options.limits.maxBodyBytes = maxBodyBytes

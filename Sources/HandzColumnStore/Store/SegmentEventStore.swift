@@ -32,14 +32,16 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
     public static func segmentsDirectory(forDatabase path: String) -> String { path + ".segments" }
     public static func idsDirectory(forDatabase path: String) -> String { path + ".ids" }
 
-    /// Opens the store at `path` (creating it when missing), recovering the segment log (a torn
-    /// tail cut, with a line to `log`) and taking the ids of the segments not yet sealed back into
-    /// memory, so dedupe stays exact across the restart.
+    /// Opens the store at `path` (creating it when missing; a store of the SQLite log is upgraded
+    /// in place first, ``SegmentStoreUpgrade``), recovering the segment log (a torn tail cut,
+    /// with a line to `log`) and taking the ids of the segments not yet sealed back into memory,
+    /// so dedupe stays exact across the restart.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration(), limits: SegmentWriter.Limits = SegmentWriter.Limits(),
                 log: (String) -> Void = { _ in }) throws {
         self.path = path
         tables = try SQLiteEventStore(path: path, configuration: configuration)
         index = try EventIDIndex(directory: Self.idsDirectory(forDatabase: path))
+        try SegmentStoreUpgrade.run(databasePath: path, tables: tables, index: index, log: log)
         let segments = try SegmentLog(directory: Self.segmentsDirectory(forDatabase: path), log: log)
         for segment in segments.segments {
             for record in try segments.records(of: segment) {
