@@ -33,7 +33,7 @@ public struct ChunkBuilder {
 
     static let uuidFlag: UInt64 = 1 << 63
 
-    /// `textColumns` take slots 0, 1, … in order (``setText(slot:_:_:)``); a slot no row sets a
+    /// `textColumns` take slots 0, 1, … in order (the `setText(slot:…)` setters); a slot no row sets a
     /// value in is left out of the chunk.
     public init(eventName: String, day: Int64, textColumns: [String] = []) {
         self.eventName = eventName

@@ -16,7 +16,7 @@ import HandzStore
 ///   its ids; another account's signed-in rows on the install keep everything.
 ///
 /// Reads the live chunks of `writer` (every acknowledged event, once the caller sealed the
-/// segments), and hands ``ChunkRewrites`` the changed rows as new versions of themselves, so
+/// segments), and hands `ChunkRewrites` the changed rows as new versions of themselves, so
 /// the chunks, the session rollup and the UUID dictionary change as for the SQLite engine's
 /// journaled rewrites; the caller publishes. Nothing is written when no row carries the id.
 struct ChunkDeidentification {

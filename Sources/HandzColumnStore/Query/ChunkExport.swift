@@ -3,7 +3,7 @@ import HandzStore
 
 /// Every stored event received in a range, read back from the chunks as whole rows in the
 /// exports' order (receive time, then event id), for `export lake` and a deletion's lake step on
-/// the segment engine (issue 34 §5): the same ``ExportedEvent`` the SQLite and PostgreSQL stores
+/// the segment engine (issue 34 §5): the same `ExportedEvent` the SQLite and PostgreSQL stores
 /// give, so the lake does not depend on which store wrote it.
 ///
 /// `properties` is written from the typed columns as a JSON object with its keys in order and

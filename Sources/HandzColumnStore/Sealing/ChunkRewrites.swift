@@ -1,7 +1,7 @@
 import HandzAnalyticsCore
 
 /// The rewrites of live chunks that deletions share (CH34; copy on write, issue 33 §4), whoever
-/// computed the rows: the SQLite log's journaled changes (``LogRewriteApplier``) or the segment
+/// computed the rows: the SQLite log's journaled changes (`LogRewriteApplier`) or the segment
 /// engine's own de-identification and retention (``SegmentEventStore``). Inside one writer's
 /// session, published by the caller's next ``ColumnStoreWriter/publish(sealedThroughRowID:logChanges:sealedThroughSegment:)``:
 ///

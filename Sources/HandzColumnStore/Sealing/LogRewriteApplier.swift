@@ -5,7 +5,7 @@ import HandzStore
 /// Applies the log's journaled deletions and rewrites (`LogRewrites`, CH34) to the chunks they
 /// touch, inside a seal's read snapshot, so they are published with the seal's new rows in one
 /// manifest swap: retention by the journal's cutoff, and each de-identified row replaced by the
-/// log's new version of it (``ChunkRewrites`` does the rewriting, the rollup and the tombstones).
+/// log's new version of it (`ChunkRewrites` does the rewriting, the rollup and the tombstones).
 ///
 /// The chunks hold exactly the log's rows through the watermark as they stood when the manifest
 /// was published; each journaled change since applies to those rows, so the result is the log's

@@ -3,7 +3,7 @@ import HandzSQLite
 
 /// Turns the log's rows (``LogSealer/selectList``) into chunk rows: each into the builder of its
 /// (event name, UTC day), its session noted for the rollup. Shared by the seal of new rows and the
-/// rewrite of changed ones (``LogRewriteApplier``), so both write a row the same way.
+/// rewrite of changed ones (`LogRewriteApplier`), so both write a row the same way.
 struct LogRows {
     /// Property keys already turned into column names.
     private var propertyNames: [String: String] = [:]

@@ -7,7 +7,7 @@ import Foundation
 enum SealFault {
     /// The steps, in the order a seal reaches them.
     static let steps = ["chunk-written", "merged", "dictionaries-appended", "manifest-published"]
-    /// The steps of a seal that first rewrites chunks for the log's deletions (``LogRewriteApplier``).
+    /// The steps of a seal that first rewrites chunks for the log's deletions (`LogRewriteApplier`).
     static let rewriteSteps = ["chunk-written", "rewritten", "merged", "dictionaries-appended", "manifest-published"]
 
     static let killAt = ProcessInfo.processInfo.environment["HANDZ_FAULT_KILL_AT"]

@@ -4,7 +4,7 @@ import HandzStore
 /// Seals the segment log's closed segments into the column store (issue 34 §3), the way
 /// ``LogSealer`` seals the SQLite log's rows: every record of the segments after the manifest's
 /// `sealedThroughSegment` is read once, in order; every ``rowsPerPart`` rows, the rows held are
-/// built into one chunk per (event, UTC day), a chunk at a time (``SegmentRows``), and written as
+/// built into one chunk per (event, UTC day), a chunk at a time (`SegmentRows`), and written as
 /// parts; the day's parts are merged, and everything is published in one manifest swap that
 /// records the last segment sealed. Then the segments' event ids are
 /// written as a run of the ``EventIDIndex`` (dedupe stays exact once the segments are gone), and

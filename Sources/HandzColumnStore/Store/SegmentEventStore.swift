@@ -15,8 +15,8 @@ import HandzStore
 ///
 /// Deletion (CH34) reaches every event, sealed or not: forget-user and retention first seal the
 /// segments waiting (so no segment file holds an event the step must change, and the sealed ones
-/// are removed), then rewrite the chunks copy on write (``ChunkDeidentification``, retention by
-/// ``ChunkRewrites``) and publish them in one manifest swap, under the process's one column
+/// are removed), then rewrite the chunks copy on write (`ChunkDeidentification`, retention by
+/// `ChunkRewrites`) and publish them in one manifest swap, under the process's one column
 /// writer (``columns``, which `serve`'s seals share).
 /// The lake export reads the chunks the same way, once the segments are sealed (``ChunkExport``).
 public final class SegmentEventStore: EventStore, @unchecked Sendable {
@@ -33,7 +33,7 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
     public static func idsDirectory(forDatabase path: String) -> String { path + ".ids" }
 
     /// Opens the store at `path` (creating it when missing; a store of the SQLite log is upgraded
-    /// in place first, ``SegmentStoreUpgrade``), recovering the segment log (a torn tail cut,
+    /// in place first, `SegmentStoreUpgrade`), recovering the segment log (a torn tail cut,
     /// with a line to `log`) and taking the ids of the segments not yet sealed back into memory,
     /// so dedupe stays exact across the restart.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration(), limits: SegmentWriter.Limits = SegmentWriter.Limits(),
@@ -183,7 +183,7 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
         try await Task.detached { [self] in try deidentifyNow(claim, nowMs: nowMs) }.value
     }
 
-    /// The store step (``ChunkDeidentification``): the segments sealed, the user's rows
+    /// The store step (`ChunkDeidentification`): the segments sealed, the user's rows
     /// rewritten in the chunks and published, then the tables' part (first-seen times, the ledger
     /// forgetting the user id, the audit) in one transaction. A crash between the publish and the
     /// tables leaves the step pending with the chunks already clean: its redo finds no row with
