@@ -79,8 +79,12 @@ public struct EventImporter {
             carry.removeFirst(start)
         }
         if chunk.count > 0 { pending.append(batch(&chunk, &validator, &summary)) }
-        if let previous = inFlight { try Self.fold(await previous.value, into: &summary) }
+        if let previous = inFlight {
+            try Self.fold(await previous.value, into: &summary)
+            progress(summary, bytesRead)
+        }
         try Self.fold(await commit(pending).value, into: &summary)
+        progress(summary, bytesRead)
         return summary
     }
 

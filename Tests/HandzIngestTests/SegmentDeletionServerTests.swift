@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HandzAnalyticsCore
 import HandzCompression
 import HandzSigning
@@ -44,6 +47,13 @@ import Testing
             try await Task.sleep(for: .milliseconds(1_200))
         }
         #expect(try await client.send(events: Self.events(5, offset: 900, user: Self.user, install: install)).status == 200)
+        // /health names the engine, a value the published contract lists.
+        let health = try await client.send(body: [], path: "/health", method: "GET", encoding: nil, timestamp: Int64(Date().timeIntervalSince1970))
+        #expect(health.json?["store"] as? String == "segments")
+        let (contract, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("openapi.json"))
+        let schemas = ((try JSONSerialization.jsonObject(with: contract) as? [String: Any])?["components"] as? [String: Any])?["schemas"] as? [String: Any]
+        let storeValues = (((schemas?["Health"] as? [String: Any])?["properties"] as? [String: Any])?["store"] as? [String: Any])?["enum"] as? [String]
+        #expect(storeValues?.contains("segments") == true)
         client.key = admin
         var timestamp = Int64(Date().timeIntervalSince1970)
         func nextTimestamp() -> Int64 { timestamp += 1; return timestamp }  // admin signatures are single-use
