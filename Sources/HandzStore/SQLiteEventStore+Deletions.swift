@@ -141,6 +141,9 @@ extension SQLiteEventStore {
     /// The store step's record, in the caller's transaction: the ledger forgets the user id and
     /// keeps the counts and the lake hours; the audit keeps the subject's hash and the counts.
     static func finishStoreStep(_ database: SQLiteDatabase, _ claim: DeletionClaim, _ result: DeidentifyResult, nowMs: Int64) throws {
+        // Hours an earlier attempt noted (the segment engine notes them before it publishes) stay.
+        var result = result
+        result.hours = try Self.lakeHoursUnion(database, claim.request.id, result.hours)
         try database.prepare("""
             UPDATE deletion_requests SET user_id = NULL, store_step = 'done', lake_hours = ?1, events_deidentified = ?2,
                 installs_deidentified = ?3, sessions_deidentified = ?4, store_done_ms = ?5, last_error = NULL
@@ -155,12 +158,14 @@ extension SQLiteEventStore {
     /// The old-versions step on SQLite: `secure_delete` already zeroed the pages the store step
     /// freed; a truncating checkpoint empties the write-ahead log that still held them. Marks every
     /// request whose store step ran before `nowMs` done.
-    public func reclaimOldVersionsNow(nowMs: Int64) throws -> Int {
+    /// `keepColumnStore`: the segment engine's column store is its events' only copy, not a copy
+    /// of the log, and is never discarded (its store step rewrote it before the ledger moved on).
+    public func reclaimOldVersionsNow(nowMs: Int64, keepColumnStore: Bool = false) throws -> Int {
         try withConnection { database in
             // The column copy has had its chance to rewrite its chunks (the worker's
             // `afterStoreStep`); one that has not still holds the old values, and goes.
             let changes = try LogChanges.current(database)
-            ColumnStoreCopy.discardIfBehind(forDatabase: path, logChanges: changes)
+            if !keepColumnStore { ColumnStoreCopy.discardIfBehind(forDatabase: path, logChanges: changes) }
             // The copy now holds every change through `changes`, or is gone: the journal's entries
             // for them go too. A de-identification's entry lists the rows of the user's installs,
             // old ids and new alike, which would link them again.

@@ -70,6 +70,25 @@ public struct FirstSeenMove: Sendable {
 }
 
 extension SQLiteEventStore {
+    /// Notes the receive hours a store step is about to change, before the segment engine
+    /// publishes its chunks: a step that fails after the publish finds no row with the id on its
+    /// retry, and without these hours the lake step would rewrite nothing (CH34 §8).
+    public func noteLakeHoursNow(requestID: String, hours: [Int64]) throws {
+        try withConnection { database in
+            try database.transaction {
+                let union = try Self.lakeHoursUnion(database, requestID, hours)
+                try database.prepare("UPDATE deletion_requests SET lake_hours = ?1 WHERE request_id = ?2")
+                    .run([.text(DeletionRequest.encodeHours(union)), .text(requestID)])
+            }
+        }
+    }
+
+    /// `hours` with those the request already notes, sorted.
+    static func lakeHoursUnion(_ database: SQLiteDatabase, _ requestID: String, _ hours: [Int64]) throws -> [Int64] {
+        let noted = try database.prepare("SELECT lake_hours FROM deletion_requests WHERE request_id = ?1").query([.text(requestID)]) { $0.text(0) }.first ?? nil
+        return Set(DeletionRequest.decodeHours(noted) + hours).sorted()
+    }
+
     /// The segment engine's store step, once its chunks are published (``Deidentification``): the
     /// first-seen times follow the moved pasts, the ledger forgets the user id, the audit keeps a
     /// hash and the counts, in one transaction; then the write-ahead log is truncated.
@@ -107,10 +126,17 @@ extension SQLiteEventStore {
     /// delete trigger is dropped for the statement and made again), so the column store, sealed
     /// at that counter, stays current. Then the freed pages are given back (`VACUUM`). Returns the
     /// rows removed.
+    ///
+    /// `sealedThroughRowID` and `logChanges` are what the column store was sealed through: a row
+    /// appended or changed since (a SQLite-engine `import` beside the upgrade) stops the step with
+    /// nothing removed, and the upgrade runs again.
     @discardableResult
-    public func handLogToSegments() throws -> Int {
+    public func handLogToSegments(sealedThroughRowID: Int64, logChanges: Int64) throws -> Int {
         try withConnection { database in
             let removed = try database.transaction {
+                guard try LogChanges.lastRowID(database) == sealedThroughRowID, try LogChanges.current(database) == logChanges else {
+                    throw StoreError.unavailable("the log changed during the upgrade to the segment engine; open the store again to finish it")
+                }
                 try database.execute("DROP TRIGGER IF EXISTS events_deleted_count")
                 try database.execute("DELETE FROM events")
                 let removed = database.changes

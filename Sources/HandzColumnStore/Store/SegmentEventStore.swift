@@ -185,15 +185,20 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
 
     /// The store step (`ChunkDeidentification`): the segments sealed, the user's rows
     /// rewritten in the chunks and published, then the tables' part (first-seen times, the ledger
-    /// forgetting the user id, the audit) in one transaction. A crash between the publish and the
-    /// tables leaves the step pending with the chunks already clean: its redo finds no row with
-    /// the id and records zero counts (the first-seen move of that run is then lost too).
+    /// forgetting the user id, the audit) in one transaction. The receive hours are noted in the
+    /// ledger before the publish, so a crash between the publish and the tables, whose redo finds
+    /// no row with the id, still leaves the lake step every hour to rewrite; that redo records
+    /// zero counts, and the first run's first-seen move is lost.
     public func deidentifyNow(_ claim: DeletionClaim, nowMs: Int64) throws -> DeidentifyResult {
         guard let userID = claim.userID else { return DeidentifyResult() }
         let outcome = try columns.withWriter(lockWait: Self.lifecycleLockWait) { writer, _ in
             try seal(into: writer)
             let outcome = try ChunkDeidentification(writer: writer, userText: userID.lowercased(), cutoffMs: claim.request.receivedTimeMs).run()
-            if outcome.result.events > 0 { try writer.publish(sealedThroughRowID: writer.manifest.sealedThroughRowID) }
+            if outcome.result.events > 0 {
+                // The hours first: a retry after the publish finds no row with the id to take them from.
+                try tables.noteLakeHoursNow(requestID: claim.request.id, hours: outcome.result.hours)
+                try writer.publish(sealedThroughRowID: writer.manifest.sealedThroughRowID)
+            }
             return outcome
         }
         guard let outcome else { throw StoreError.unavailable("the column store stayed busy") }
@@ -226,15 +231,18 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
     // MARK: Export (the lake)
 
     /// The events received in the range, from the chunks once the segments waiting are sealed
-    /// (``ChunkExport``: the order and rows the SQLite store gives).
+    /// (``ChunkExport``: the order and rows the SQLite store gives), read while this process's
+    /// column writer is held, so no seal removes a part being read.
     public func exportEvents(receivedFromMs fromMs: Int64, toMs: Int64, _ body: @escaping @Sendable (ExportedEvent) throws -> Void) async throws {
         try await Task.detached { [self] in
-            guard try columns.withWriter(lockWait: Self.lifecycleLockWait, { writer, _ in try seal(into: writer) }) != nil else {
-                throw StoreError.unavailable("the column store stayed busy")
+            // Read under the writer: no seal publishes (and removes merged parts) meanwhile.
+            let exported = try columns.withWriter(lockWait: Self.lifecycleLockWait) { writer, _ in
+                try seal(into: writer)
+                let directory = ColumnStore.directory(forDatabase: path)
+                guard FileManager.default.fileExists(atPath: directory + "/" + ColumnManifest.fileName) else { return }
+                try ChunkExport(store: try ColumnStore(directory: directory)).forEach(receivedFromMs: fromMs, toMs: toMs, body)
             }
-            let directory = ColumnStore.directory(forDatabase: path)
-            guard FileManager.default.fileExists(atPath: directory + "/" + ColumnManifest.fileName) else { return }
-            try ChunkExport(store: try ColumnStore(directory: directory)).forEach(receivedFromMs: fromMs, toMs: toMs, body)
+            guard exported != nil else { throw StoreError.unavailable("the column store stayed busy") }
         }.value
     }
 
@@ -247,7 +255,11 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
     public func claimDeletion(owner: String, canRewriteLake: Bool, oldVersionsDueMs: Int64, storeDueMs: Int64, nowMs: Int64, leaseMs: Int64) async throws -> DeletionClaim? {
         try await tables.claimDeletion(owner: owner, canRewriteLake: canRewriteLake, oldVersionsDueMs: oldVersionsDueMs, storeDueMs: storeDueMs, nowMs: nowMs, leaseMs: leaseMs)
     }
-    public func reclaimOldVersions(nowMs: Int64) async throws -> Int { try await tables.reclaimOldVersions(nowMs: nowMs) }
+    /// SQLite's old pages only: the column store is this engine's only copy of its events and is
+    /// never discarded as "behind" (the store step rewrote it before the ledger moved on).
+    public func reclaimOldVersions(nowMs: Int64) async throws -> Int {
+        try await Task.detached { [tables] in try tables.reclaimOldVersionsNow(nowMs: nowMs, keepColumnStore: true) }.value
+    }
     public func renewDeletionLease(id: String, owner: String, untilMs: Int64) async throws -> Bool { try await tables.renewDeletionLease(id: id, owner: owner, untilMs: untilMs) }
     public func finishLakeStep(id: String, partitions: Int) async throws { try await tables.finishLakeStep(id: id, partitions: partitions) }
     public func settleDeletion(id: String, failure: DeletionFailure?, nowMs: Int64) async throws -> DeletionRequest? {

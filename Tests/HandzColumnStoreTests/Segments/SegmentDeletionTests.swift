@@ -172,8 +172,21 @@ import Testing
         }
         #expect(try firstSeen(segments.path, [:]) == (try firstSeen(sqlite.path, naming)))
 
-        // Old versions, then the bytes: no file under the store's directories holds the ids.
+        // A retry of the step (as after a crash between the publish and the ledger) finds no row
+        // with the id; the lake hours noted before the publish stay in the ledger.
+        #expect(try segments.deidentifyNow(claim, nowMs: now).events == 0)
+        #expect(try await segments.deletionRequest(id: claim.request.id)?.lakeHours == expected.hours)
+
+        // Old versions: the column store is this engine's only copy and stays, even with a file
+        // its manifest does not list (a writer killed before removing what it replaced).
+        segments.columns.release()
+        FileManager.default.createFile(atPath: segmentColumns + "/leftover.chunk", contents: Data([1, 2, 3]))
         _ = try await segments.reclaimOldVersions(nowMs: now)
+        #expect(FileManager.default.fileExists(atPath: segmentColumns + "/" + ColumnManifest.fileName))
+        #expect(try Self.rows(segmentColumns) == fromSegments)
+        try FileManager.default.removeItem(atPath: segmentColumns + "/leftover.chunk")
+
+        // Then the bytes: no file under the store's directories holds the ids.
         let settled = try await segments.settleDeletion(id: claim.request.id, failure: nil, nowMs: now)
         #expect(settled?.state == .completed)
         await segments.close()

@@ -19,6 +19,9 @@ import Testing
         #expect(try SegmentDeletionTests.rows(ColumnStore.directory(forDatabase: path)) == expected)
         #expect(try SQLiteDatabase(path: path).scalar("SELECT COUNT(*) FROM events") == 0)
         #expect(try store.tables.engineNow() == "segments")
+        #expect(FileManager.default.fileExists(atPath: SegmentEventStore.segmentsDirectory(forDatabase: path)))
+        // The analysis commands take the column store as current (the emptied log's watermark).
+        #expect(try ColumnStore(directory: ColumnStore.directory(forDatabase: path)).isCurrent(with: try SQLiteDatabase(path: path, readOnly: true)))
         #expect(try await store.stats(fromMs: .min, toMs: .max).storedEvents == events)
         for request in requests.prefix(3) { #expect(try await store.append(request).accepted == 0, "the log's events are duplicates") }
         await store.close()
@@ -36,6 +39,23 @@ import Testing
         let events = Int(try #require(try SQLiteDatabase(path: data.path).scalar("SELECT COUNT(*) FROM events")))
         let expected = try SegmentDeletionTests.rows(data.columnsDirectory)
         try await Self.upgradeAndCheck(data.path, expected: expected, requests: try SegmentDeletionTests.requests(data.path), events: events)
+    }
+
+    @Test("the upgrade's last step removes nothing when the log changed after it was sealed")
+    func logChangedDuringTheUpgrade() throws {
+        let data = try SimulatedStore(installs: 10, days: 2, seed: 53)
+        defer { try? FileManager.default.removeItem(at: data.directory) }
+        let log = try SQLiteDatabase(path: data.path)
+        let (last, changes) = (try LogChanges.lastRowID(log), try LogChanges.current(log))
+        let store = try SQLiteEventStore(path: data.path)
+        // Sealed through one row fewer than the log holds: a row arrived after the seal.
+        #expect(throws: StoreError.self) { try store.handLogToSegments(sealedThroughRowID: last - 1, logChanges: changes) }
+        #expect(throws: StoreError.self) { try store.handLogToSegments(sealedThroughRowID: last, logChanges: changes + 1) }
+        #expect(try log.scalar("SELECT MAX(rowid) FROM events") == last)
+        #expect(try store.engineNow() == "sqlite")
+        #expect(try store.handLogToSegments(sealedThroughRowID: last, logChanges: changes) > 0)
+        #expect(try LogChanges.current(log) == changes, "the change counter does not move")
+        store.closeNow()
     }
 
     @Test("a store of schema 5 (the log and issue 15's layer) upgrades in place to the segment engine")
