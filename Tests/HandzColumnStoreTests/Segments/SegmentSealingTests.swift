@@ -35,6 +35,48 @@ import Testing
         }
     }
 
+    @Test("a property whose values change type within a chunk is text there, on the segments as on the log")
+    func propertyTypesMixed() async throws {
+        let directory = try temporaryDirectory("sealing-mixed").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // One event and day; "mixed" an integer, then text, then a boolean, then an integer again.
+        let values = ["5", "\"five\"", "true", "7", "\"0190b000-0000-7000-8000-000000000001\""]
+        var rows = EventRows()
+        for (index, value) in values.enumerated() {
+            rows.append(eventID: (0x0190_A004_0000_7000, UInt64(index)), eventTimeMs: 1_772_323_200_000 + Int64(index) * 1000, fields: [
+                .eventName: "flow_saved_success", .installID: "0190a000-0000-7000-8000-000000000001",
+                .sessionID: "0190a001-0000-7000-8000-000000000001", .userState: "free", .appVersion: "1.4.2", .buildNumber: "142",
+                .platform: "ios", .osVersion: "18.1", .deviceModel: "iPhone16,1", .locale: "en_US", .timezone: "UTC", .networkState: "wifi",
+                .properties: "{\"mixed\":\(value),\"count\":\(index)}",
+            ])
+        }
+        let request = IngestBatch(receivedTimeMs: 1_772_323_300_000, keyID: "key_ios_1", catalogVersion: "1.3.0", sentAtMs: nil, bodyBytes: 1_000,
+                                  rows: rows, rejected: [])
+        let store = try SQLiteEventStore(path: directory + "/log.sqlite")
+        _ = try await store.append(request)
+        store.closeNow()
+        let fromLog = try ColumnStoreWriter(directory: directory + "/log-columns")
+        try LogSealer().seal(try SQLiteDatabase(path: directory + "/log.sqlite"), into: fromLog)
+
+        let log = try SegmentLog(directory: directory + "/segments")
+        let index = try EventIDIndex(directory: directory + "/ids")
+        let writer = SegmentWriter(log: log, index: index)
+        _ = try await writer.append(request)
+        let closed = try writer.withLog { log in
+            try log.roll()
+            return log.closedSegments
+        }
+        let fromSegments = try ColumnStoreWriter(directory: directory + "/segment-columns")
+        try SegmentSealer().seal(closed, directory: directory + "/segments", into: fromSegments, index: index,
+                                 remove: { through in try writer.withLog { try $0.remove(through: through) } })
+        writer.close()
+        let sealed = try SegmentDeletionTests.rows(fromSegments.directory)
+        #expect(sealed == (try SegmentDeletionTests.rows(fromLog.directory)))
+        #expect(sealed.contains { $0.contains("properties.mixed=five") } && sealed.contains { $0.contains("properties.mixed=true") })
+        let chunk = try ChunkReading(directory: fromSegments.directory).chunk(try #require(fromSegments.manifest.chunks.first))
+        #expect(chunk.entry("properties.mixed")?.type == .string && chunk.entry("properties.count")?.type == .integer)
+    }
+
     @Test("sealed segments give the chunks, rows and values the log gives, then go; their ids stay duplicates")
     func agreesWithTheLog() async throws {
         let directory = try temporaryDirectory("sealing").path
