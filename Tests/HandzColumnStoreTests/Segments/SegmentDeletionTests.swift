@@ -119,13 +119,28 @@ import Testing
         return out
     }
 
+    /// The same simulated events given to both engines: the SQLite engine's store (sealed) and the
+    /// segment engine's, whose requests after the first `sealedShare` of them wait in segments.
+    struct TwoEngines {
+        let data: SimulatedStore
+        let requests: [IngestBatch]
+        let sqlite: SQLiteEventStore
+        let segments: SegmentEventStore
+
+        init(installs: Int, days: Int, seed: UInt64, sealedShare: Double) async throws {
+            data = try SimulatedStore(installs: installs, days: days, seed: seed)
+            requests = try SegmentDeletionTests.requests(data.path)
+            sqlite = try await SegmentDeletionTests.sqliteStore(requests, in: data.directory)
+            segments = try await SegmentDeletionTests.segmentStore(requests, in: data.directory,
+                                                                   sealedRequests: Int(Double(requests.count) * sealedShare))
+        }
+    }
+
     @Test("forget-user on the segment engine: the rows, counts and first-seen times the SQLite engine gives, sealed and unsealed events alike, and no byte of the ids left")
     func forgetUserAgreesWithTheSQLiteEngine() async throws {
-        let data = try SimulatedStore(installs: 40, days: 5, seed: 11)
+        let engines = try await TwoEngines(installs: 40, days: 5, seed: 11, sealedShare: 0.5)
+        let (data, sqlite, segments) = (engines.data, engines.sqlite, engines.segments)
         defer { try? FileManager.default.removeItem(at: data.directory) }
-        let requests = try Self.requests(data.path)
-        let sqlite = try await Self.sqliteStore(requests, in: data.directory)
-        let segments = try await Self.segmentStore(requests, in: data.directory, sealedRequests: requests.count / 2)
         #expect(try segments.hasUnsealedEvents(), "half the events still wait in segments")
         let segmentColumns = ColumnStore.directory(forDatabase: segments.path)
 
@@ -209,11 +224,9 @@ import Testing
 
     @Test("retention on the segment engine: the rows and counts the SQLite engine keeps, events still in segments included, and dedupe still exact")
     func retentionAgreesWithTheSQLiteEngine() async throws {
-        let data = try SimulatedStore(installs: 40, days: 6, seed: 12)
+        let engines = try await TwoEngines(installs: 40, days: 6, seed: 12, sealedShare: 2.0 / 3)
+        let (data, requests, sqlite, segments) = (engines.data, engines.requests, engines.sqlite, engines.segments)
         defer { try? FileManager.default.removeItem(at: data.directory) }
-        let requests = try Self.requests(data.path)
-        let sqlite = try await Self.sqliteStore(requests, in: data.directory)
-        let segments = try await Self.segmentStore(requests, in: data.directory, sealedRequests: requests.count * 2 / 3)
         let cutoff = SimulatedStore.fromMs + 5 * 43_200_000  // 2.5 days in
 
         let expected = try await sqlite.purge(receivedBeforeMs: cutoff, nowMs: data.toMs)

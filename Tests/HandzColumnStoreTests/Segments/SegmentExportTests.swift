@@ -32,11 +32,9 @@ import Testing
 
     @Test("the segment engine exports what the SQLite engine exports, sealed and unsealed events alike, in windows of any size")
     func exportsAgree() async throws {
-        let data = try SimulatedStore(installs: 30, days: 4, seed: 21)
+        let engines = try await SegmentDeletionTests.TwoEngines(installs: 30, days: 4, seed: 21, sealedShare: 0.5)
+        let (data, requests, sqlite, segments) = (engines.data, engines.requests, engines.sqlite, engines.segments)
         defer { try? FileManager.default.removeItem(at: data.directory) }
-        let requests = try SegmentDeletionTests.requests(data.path)
-        let sqlite = try await SegmentDeletionTests.sqliteStore(requests, in: data.directory)
-        let segments = try await SegmentDeletionTests.segmentStore(requests, in: data.directory, sealedRequests: requests.count / 2)
 
         let all = try await Self.export(sqlite, from: .min, to: .max)
         #expect(all.count == requests.reduce(0) { $0 + $1.rows.count })
