@@ -70,6 +70,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // sync_file_range(2) for the column store's write-behind (glibc's symbol; header only).
+        .systemLibrary(name: "CWriteBehind", path: "Sources/CWriteBehind"),
         // A small SQLite wrapper shared by the server store and the on-device queue.
         .target(name: "HandzSQLite", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))]),
         // Gzip with hard limits, shared by server and client.
@@ -137,7 +139,8 @@ let package = Package(
         // The embedded store's column engine (issue 33): immutable chunks per event and UTC day,
         // sorted by install and time, zstd-compressed, published through one manifest; sealed
         // from the SQLite log, and the funnel walk on them.
-        .target(name: "HandzColumnStore", dependencies: ["HandzAnalyticsCore", "HandzQuery", "HandzSQLite", "HandzStore", "CZstd", "CZlib"]),
+        .target(name: "HandzColumnStore", dependencies: ["HandzAnalyticsCore", "HandzQuery", "HandzSQLite", "HandzStore", "CZstd", "CZlib",
+                                                        .target(name: "CWriteBehind", condition: .when(platforms: [.linux]))]),
         // The CH33 §7 dashboards: the static HTML/SVG report and the Grafana export. Pure: the
         // numbers come in from HandzAnalysis, the SQL from HandzQuery; text out, no I/O.
         .target(name: "HandzDashboards", dependencies: ["HandzAnalyticsCore", "HandzQuery"]),

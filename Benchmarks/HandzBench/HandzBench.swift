@@ -19,6 +19,7 @@ enum HandzBench {
         switch command {
         case "validate": try ValidateBenchmark(arguments: arguments).run()
         case "store": try await StoreBenchmark(arguments: arguments).run()
+        case "retention": try await RetentionBenchmark(arguments: arguments).run()
         case "client": try ClientBenchmark(arguments: arguments).run()
         case "client-idle": try ClientIdleBenchmark(arguments: arguments).run()
         case "lint": try LintBenchmark(arguments: arguments).run()
@@ -31,6 +32,7 @@ enum HandzBench {
         FileHandle.standardError.write(Data("""
             usage: handz-bench validate FILE.ndjson [--passes N] [--catalog DIR] [--versions N [--spread K]]
                    handz-bench store [--rows N] [--concurrency C] [--db PATH] [--synchronous full|normal] [--engine sqlite|segments] [--seal-ms MS]
+                   handz-bench retention [--events N] [--days D] [--rate EVENTS_PER_S] [--seconds S] [--db PATH] [--reuse]
                    handz-bench client [--events N] [--endpoint URL --keys FILE]
                    handz-bench client-idle [--seconds S]
                    handz-bench lint [--files N] [--seed S] [--passes P] [--dir DIR] [--catalog DIR]

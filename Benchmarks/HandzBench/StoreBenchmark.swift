@@ -34,12 +34,13 @@ struct StoreBenchmark {
         }
     }
 
-    static func batch(_ number: Int, random: inout SystemRandomNumberGenerator) -> EventRows {
+    /// Batch `number`: 100 rows of one install and session, with event times from `startMs`.
+    static func batch(_ number: Int, random: inout some RandomNumberGenerator, startMs: Int64 = 1_772_000_000_000) -> EventRows {
         var rows = EventRows(capacity: 100)
         let install = UUID().uuidString.lowercased()
         let session = UUID().uuidString.lowercased()
         for index in 0..<100 {
-            let time = Int64(1_772_000_000_000 + number * 1000 + index * 10)
+            let time = startMs + Int64(number * 1000 + index * 10)
             rows.append(eventID: (random.next(), random.next()), eventTimeMs: time, fields: [
                 .eventName: "flow_saved_success", .installID: install, .sessionID: session, .userID: install, .userState: "free",
                 .appVersion: "1.4.2", .buildNumber: "418", .platform: "iOS", .osVersion: "iOS 18.6", .deviceModel: "iPhone15,2",
@@ -171,7 +172,7 @@ final class SealLoop: @unchecked Sendable {
         sealer.maxPartsPerDay = 8
         let columns = try ColumnStoreWriter(directory: root + "/columns")
         let outcome = try sealer.seal(closed, directory: root + "/segments", into: columns, index: index,
-                                      remove: { through in try self.writer.withLog { try $0.remove(through: through) } })
+                                      remove: { through in try self.writer.removeSealed(through: through) })
         try index.compact()
         return outcome.sealedRows
     }

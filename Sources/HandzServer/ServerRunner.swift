@@ -46,11 +46,11 @@ public struct ServerOptions: Sendable {
     /// A request body must arrive whole within this many seconds, or the answer is 408 and the
     /// connection closes.
     public var bodyTimeoutSeconds: Double = 20
-    /// Seconds between background seals of the embedded store's column copy (issue 33); 0 seals
-    /// only on demand, before a page is drawn.
-    public var columnSealIntervalSeconds = 10
+    /// Seconds between the starts of background seals of the embedded store's column copy
+    /// (issue 33; fractions allowed); 0 seals only on demand, before a page is drawn.
+    public var columnSealIntervalSeconds: Double = 10
     /// The embedded store's write path: the SQLite log, or the segment log (issue 34, a preview:
-    /// ingestion, sealing, stats, deletion, retention and the lake; see `SegmentEventStore`). `serve` seals segments every second
+    /// ingestion, sealing, stats, deletion, retention and the lake; see `SegmentEventStore`). `serve` seals segments every half second
     /// by default (``columnSealIntervalSeconds``), so the pages' own seals stay short.
     public var embeddedEngine = EmbeddedEngine.sqlite
     /// The most connections held open at once (``ConnectionLimit``).
@@ -166,7 +166,7 @@ public enum ServerRunner {
         )
         var services: [any Service] = [StoreService(store: store), CatalogReloadService(service: service, logger: logger)]
         if let columns, options.columnSealIntervalSeconds > 0 {
-            services.append(ColumnSealingService(columns: columns, interval: .seconds(options.columnSealIntervalSeconds), logger: logger))
+            services.append(ColumnSealingService(columns: columns, interval: .milliseconds(Int64((options.columnSealIntervalSeconds * 1000).rounded())), logger: logger))
         }
         if let lake = options.lakeDirectory {
             services.append(LakeExportService(

@@ -39,8 +39,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Durability: full (fsync every commit; survives power loss) or normal (survives a process crash).")
     var synchronous: String = "full"
 
-    @Option(help: "Embedded store: seconds between background seals of the column store (0: seal only before a dashboard page is drawn). Default 10, or 1 with --engine segments.")
-    var columnSealInterval: Int?
+    @Option(help: "Embedded store: seconds between the starts of background seals of the column store, fractions allowed (0: seal only before a dashboard page is drawn). Default 10, or 0.5 with --engine segments.")
+    var columnSealInterval: Double?
 
     @Option(help: "Embedded store's write path: sqlite (the SQLite log, the default) or segments (the segment log, issue 34; a preview). Default: the store's own, sqlite for a new one. A store of the SQLite log is upgraded in place by --engine segments, and cannot go back.")
     var engine: String?
@@ -180,7 +180,7 @@ struct Serve: AsyncParsableCommand {
         options.bodyTimeoutSeconds = bodyTimeout
         options.store.synchronous = StoreConfiguration.Synchronous(rawValue: synchronous)!
         options.embeddedEngine = EmbeddedEngine(rawValue: resolvedEngine)!
-        options.columnSealIntervalSeconds = columnSealInterval ?? (options.embeddedEngine == .segments ? 1 : 10)
+        options.columnSealIntervalSeconds = columnSealInterval ?? (options.embeddedEngine == .segments ? 0.5 : 10)
         options.store.maxDatabaseBytes = maxDbBytes
         options.limits.maxBodyBytes = maxBodyBytes
         options.limits.maxDecompressedBytes = maxDecompressedBytes

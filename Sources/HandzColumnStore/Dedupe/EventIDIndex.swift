@@ -15,16 +15,22 @@ import Synchronization
 /// received before retention's cutoff), and past what fits in memory (a run without a filter is
 /// searched on disk).
 ///
-/// Thread-safety: one writer thread asks ``contains(_:)`` and adds ids with ``addPending(_:)``;
-/// the sealer calls ``persist(_:minReceivedMs:maxReceivedMs:)``, ``compact(maxRuns:)`` and
+/// Thread-safety: one writer thread asks ``contains(_:)`` and adds ids with ``addPending(_:segment:)``;
+/// the sealer calls ``persist(_:throughSegment:minReceivedMs:maxReceivedMs:)``, ``compact(maxRuns:)`` and
 /// ``dropRuns(receivedBeforeMs:)`` from another. A run is visible before its ids leave the pending
 /// set, so an id is always found in one of them.
+///
+/// The pending ids are kept in one set per segment, so a seal drops its segments' sets whole
+/// under the lock instead of removing its ids one by one: the sealer runs at nice 15, and the
+/// writer thread, which every request waits for, would wait for the lock while the sealer, holding
+/// it, waited for the CPU (BENCHMARKS.md, "A day's retention while ingesting").
 public final class EventIDIndex: @unchecked Sendable {
     public let directory: String
     /// Bytes of run filters held in memory at most; a run beyond it is searched on disk.
     public let filterBudgetBytes: Int
     private struct State {
-        var pending = Set<UUIDWords>()
+        /// The ids of each segment not sealed yet, oldest first.
+        var pending: [PendingIDs] = []
         /// Newest first.
         var runs: [IDRun] = []
         var nextRunNumber: UInt64 = 1
@@ -56,25 +62,33 @@ public final class EventIDIndex: @unchecked Sendable {
         for name in SegmentLog.list(directory) where name.hasSuffix("." + Self.runExtension) || name.hasSuffix(".tmp") {
             if !names.contains(name) { unlink(directory + "/" + name) }
         }
-        // Room for the ids of a few seconds of full load: growing a large set rehashes every
-        // id on the writer's thread, a pause every request of the group waits for.
-        loaded.pending.reserveCapacity(Self.pendingCapacity)
         state.withLock { $0 = loaded }
     }
 
-    /// Ids the pending set holds before it first grows (about 40 MiB).
-    static let pendingCapacity = 1 << 21
+    /// The ids of one segment not sealed yet.
+    struct PendingIDs {
+        var segment: UInt64
+        var ids: Set<UUIDWords>
+    }
+
+    /// Ids a segment's set holds before it first grows: the previous segment's count and a
+    /// quarter more (the first: a few seconds of full load, about 40 MiB). Growing a large set
+    /// rehashes every id on the writer's thread, a pause every request of the group waits for.
+    static func pendingCapacity(after previous: Int?) -> Int {
+        guard let previous else { return 1 << 21 }
+        return max(1 << 16, previous + previous / 4)
+    }
 
     /// Ids in memory (pending) and on disk (in runs), and the runs' count.
     public var counts: (pending: Int, persisted: Int, runs: Int, filterBytes: Int) {
-        state.withLock { ($0.pending.count, $0.runs.reduce(0) { $0 + $1.count }, $0.runs.count, $0.filterBytes) }
+        state.withLock { ($0.pending.reduce(0) { $0 + $1.ids.count }, $0.runs.reduce(0) { $0 + $1.count }, $0.runs.count, $0.filterBytes) }
     }
 
     /// Whether `id` is stored: pending, or in a run.
     public func contains(_ id: UUIDWords) throws(SegmentLogError) -> Bool {
         let runs: [IDRun]
         do {
-            let (found, snapshot) = state.withLock { ($0.pending.contains(id), $0.runs) }
+            let (found, snapshot) = state.withLock { ($0.pending.contains { $0.ids.contains(id) }, $0.runs) }
             if found { return true }
             runs = snapshot
         }
@@ -82,20 +96,29 @@ public final class EventIDIndex: @unchecked Sendable {
         return false
     }
 
-    /// Adds the ids of frames just made durable.
-    public func addPending<S: Sequence>(_ ids: S) where S.Element == UUIDWords {
-        state.withLock { state in for id in ids { state.pending.insert(id) } }
+    /// Adds the ids of frames just made durable in `segment`.
+    public func addPending<S: Sequence>(_ ids: S, segment: UInt64) where S.Element == UUIDWords {
+        state.withLock { state in
+            if state.pending.last?.segment != segment {
+                var set = Set<UUIDWords>()
+                set.reserveCapacity(Self.pendingCapacity(after: state.pending.last?.ids.count))
+                state.pending.append(PendingIDs(segment: segment, ids: set))
+            }
+            for id in ids { state.pending[state.pending.count - 1].ids.insert(id) }
+        }
     }
 
-    /// Writes `ids` (the sealed segments' ids, any order) as a run, publishes it, then drops them
-    /// from the pending set. Ids already in a run may be given again (a seal repeated after a
-    /// crash): a lookup finds them either way.
-    public func persist(_ ids: [UUIDWords], minReceivedMs: Int64, maxReceivedMs: Int64) throws(SegmentLogError) {
+    /// Writes `ids` (the ids of the sealed segments through `throughSegment`, any order) as a run,
+    /// publishes it, then drops those segments' pending sets. Ids already in a run may be given
+    /// again (a seal repeated after a crash): a lookup finds them either way.
+    public func persist(_ ids: [UUIDWords], throughSegment: UInt64, minReceivedMs: Int64, maxReceivedMs: Int64) throws(SegmentLogError) {
         guard !ids.isEmpty else { return }
-        try maintenance.withLock { _ throws(SegmentLogError) in try persistHeld(ids, minReceivedMs: minReceivedMs, maxReceivedMs: maxReceivedMs) }
+        try maintenance.withLock { _ throws(SegmentLogError) in
+            try persistHeld(ids, throughSegment: throughSegment, minReceivedMs: minReceivedMs, maxReceivedMs: maxReceivedMs)
+        }
     }
 
-    private func persistHeld(_ ids: [UUIDWords], minReceivedMs: Int64, maxReceivedMs: Int64) throws(SegmentLogError) {
+    private func persistHeld(_ ids: [UUIDWords], throughSegment: UInt64, minReceivedMs: Int64, maxReceivedMs: Int64) throws(SegmentLogError) {
         let sorted = Self.sortedUnique(ids)
         let number = state.withLock { state -> UInt64 in
             defer { state.nextRunNumber += 1 }
@@ -103,7 +126,13 @@ public final class EventIDIndex: @unchecked Sendable {
         }
         let run = try writeRun(sorted, number: number, minReceivedMs: minReceivedMs, maxReceivedMs: maxReceivedMs)
         try publish { runs in runs.insert(run, at: 0) }
-        state.withLock { state in for id in ids { state.pending.remove(id) } }
+        // Taken out under the lock, freed after it.
+        let sealed = state.withLock { state -> [PendingIDs] in
+            let sealed = state.pending.filter { $0.segment <= throughSegment }
+            state.pending.removeAll { $0.segment <= throughSegment }
+            return sealed
+        }
+        _ = sealed
     }
 
     /// Merges the smallest runs together until at most `maxRuns` remain (size-tiered, as LSM

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CWriteBehind
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -56,13 +57,36 @@ enum DurableFile {
         defer { close(fd) }
         guard ftruncate(fd, off_t(offset)) == 0 else { throw ColumnStoreError(.ioFailed, file: name, reason: systemError()) }
         var done = 0
+        var flushed = 0
         while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
+            let piece = min(bytes.count - done, bytesPerSync)
+            let wrote = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, piece, off_t(offset + done)) }
             if wrote < 0, errno == EINTR { continue }
             guard wrote > 0 else { throw ColumnStoreError(.ioFailed, file: name, reason: systemError()) }
             done += wrote
+            if done - flushed >= bytesPerSync {
+                writeBehind(fd, from: offset + flushed, length: done - flushed)
+                flushed = done
+            }
         }
         guard fsync(fd) == 0 else { throw ColumnStoreError(.ioFailed, file: name, reason: systemError()) }
+    }
+
+    /// Large files are flushed while they are written, a piece of this size at a time (RocksDB's
+    /// `bytes_per_sync`): a seal's merge, a retention's rewrite or a dictionary written whole would
+    /// otherwise leave hundreds of megabytes dirty for one `fsync`, and the device's queue, full of
+    /// them, holds up the segment log's `fdatasync` that every waiting request needs (issue 34,
+    /// "no request waits more than 100 ms"; BENCHMARKS.md, "A day's retention while ingesting").
+    static let bytesPerSync = 1 << 20
+
+    /// Starts writing `length` bytes from `start` to the device, after waiting for the piece
+    /// before them: at most two pieces of this file are in flight at once.
+    private static func writeBehind(_ fd: Int32, from start: Int, length: Int) {
+        #if os(Linux)
+        // Advice only: a failure leaves the pages to the closing fsync, which reports it.
+        if start >= bytesPerSync { _ = handz_write_behind(fd, Int64(start - bytesPerSync), Int64(bytesPerSync), 1) }
+        _ = handz_write_behind(fd, Int64(start), Int64(length), 0)
+        #endif
     }
 
     static func syncDirectory(of path: String, name: String) throws(ColumnStoreError) {

@@ -43,7 +43,7 @@ public struct SegmentSealer {
     ///   - index: the id index the segments' ids go to.
     ///   - sealed: gets each segment's records, once its chunks are published.
     ///   - remove: removes the segments through a sequence number once they are sealed and their
-    ///     ids persisted (the log's owner does it: ``SegmentLog/remove(through:)`` on its thread).
+    ///     ids persisted (the log's owner: ``SegmentWriter/removeSealed(through:)``).
     @discardableResult
     public func seal(_ segments: [SegmentLog.Segment], directory: String, into writer: ColumnStoreWriter, index: EventIDIndex,
                      sealed: (_ records: [BatchRecord], _ segment: UInt64) throws -> Void = { _, _ in },
@@ -83,7 +83,7 @@ public struct SegmentSealer {
         for segment in segments {
             try sealed(try SegmentLog.records(path: directory + "/" + segment.fileName, name: segment.fileName, length: segment.bytes), segment.sequence)
         }
-        if !ids.isEmpty { try index.persist(ids, minReceivedMs: received.min, maxReceivedMs: received.max) }
+        if !ids.isEmpty { try index.persist(ids, throughSegment: last, minReceivedMs: received.min, maxReceivedMs: received.max) }
         SealFault.reached("segment-ids-persisted")
         try remove(last)
         outcome.removedSegments = segments.count

@@ -155,11 +155,26 @@ public final class SegmentLog {
     /// Removes the closed segments up to and including `sequence` (sealed into the column store),
     /// then flushes the directory.
     public func remove(through sequence: UInt64) throws(SegmentLogError) {
+        try Self.removeFiles(forget(through: sequence), in: directory)
+    }
+
+    /// Drops the closed segments up to and including `sequence` from the log's list and returns
+    /// their paths, for ``removeFiles(_:in:)``. The writer's thread only does this part: unlinking a
+    /// large file and flushing the directory can take tens of milliseconds on a busy disk, and
+    /// every request waits for that thread (BENCHMARKS.md, "A day's retention while ingesting").
+    /// A file left by a crash before its removal is sealed already: the next seal removes it.
+    public func forget(through sequence: UInt64) -> [String] {
         let gone = closedSegments.filter { $0.sequence <= sequence }
-        guard !gone.isEmpty else { return }
-        for segment in gone { unlink(directory + "/" + segment.fileName) }
-        segments.removeAll { segment in gone.contains { $0.sequence == segment.sequence } }
-        try syncDirectory()
+        let goneSequences = Set(gone.map(\.sequence))
+        segments.removeAll { goneSequences.contains($0.sequence) }
+        return gone.map { directory + "/" + $0.fileName }
+    }
+
+    /// Unlinks `paths` (segments ``forget(through:)`` dropped), then flushes `directory`.
+    public static func removeFiles(_ paths: [String], in directory: String) throws(SegmentLogError) {
+        guard !paths.isEmpty else { return }
+        for path in paths { unlink(path) }
+        try syncDirectory(directory)
     }
 
     /// The records of the segment file at `path`, through `length` bytes (all when nil). Read-only:
@@ -198,7 +213,9 @@ public final class SegmentLog {
         try syncDirectory()
     }
 
-    private func syncDirectory() throws(SegmentLogError) {
+    private func syncDirectory() throws(SegmentLogError) { try Self.syncDirectory(directory) }
+
+    private static func syncDirectory(_ directory: String) throws(SegmentLogError) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Self.error(".", "cannot open the directory") }
         defer { closeFile(fd) }

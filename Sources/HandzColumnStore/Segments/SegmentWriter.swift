@@ -74,6 +74,13 @@ public final class SegmentWriter: @unchecked Sendable {
         condition.signal()
     }
 
+    /// Removes the sealed segments through `sequence`: dropped from the log's list on the writer's
+    /// thread, their files unlinked and the directory flushed on the caller's (``SegmentLog/forget(through:)``).
+    public func removeSealed(through sequence: UInt64) throws {
+        let paths = try withLog { $0.forget(through: sequence) }
+        try SegmentLog.removeFiles(paths, in: log.directory)
+    }
+
     /// Runs `body` on the writer's thread between two groups, with the log to itself.
     public func withLog<T>(_ body: @escaping (SegmentLog) throws -> T) throws -> T {
         let done = NSCondition()
@@ -172,7 +179,7 @@ public final class SegmentWriter: @unchecked Sendable {
             condition.withLock { lastWriteFailed = true }
             return .failure(.unavailable(error.code == .diskFull ? "disk full" : "write error"))
         }
-        index.addPending(seen)
+        if !seen.isEmpty { index.addPending(seen, segment: log.openSegment.sequence) }
         condition.withLock {
             lastWriteFailed = false
             counters.groups += 1

@@ -45,7 +45,8 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
         let segments = try SegmentLog(directory: Self.segmentsDirectory(forDatabase: path), log: log)
         for segment in segments.segments {
             for record in try segments.records(of: segment) {
-                index.addPending((0..<record.rows.count).map { row in record.rows.eventID(row).withUnsafeBytes { UUIDWords(orderingBytes: $0) } })
+                index.addPending((0..<record.rows.count).map { row in record.rows.eventID(row).withUnsafeBytes { UUIDWords(orderingBytes: $0) } },
+                                 segment: segment.sequence)
             }
         }
         writer = SegmentWriter(log: segments, index: index, limits: limits)
@@ -101,7 +102,7 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
         sealer.rowsPerPart = rowsPerPart
         let outcome = try sealer.seal(closed, directory: segmentsDirectory, into: columns, index: index,
                                       sealed: { records, segment in try self.tables.recordSealed(records.map(Self.sealedRequest), segment: segment) },
-                                      remove: { through in try self.writer.withLog { try $0.remove(through: through) } })
+                                      remove: { through in try self.writer.removeSealed(through: through) })
         try index.compact()
         return outcome
     }
@@ -206,8 +207,11 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
         return outcome.result
     }
 
+    /// Runs ``purgeNow(receivedBeforeMs:nowMs:)`` on a background thread at nice 15, as the seal
+    /// runs: a day's rewrite then takes the cores only when requests leave them (BENCHMARKS.md,
+    /// "A day's retention while ingesting").
     public func purge(receivedBeforeMs: Int64, nowMs: Int64) async throws -> PurgeResult {
-        try await Task.detached { [self] in try purgeNow(receivedBeforeMs: receivedBeforeMs, nowMs: nowMs) }.value
+        try await BackgroundThread.run(name: "handz.retention") { [self] in try purgeNow(receivedBeforeMs: receivedBeforeMs, nowMs: nowMs) }.get()
     }
 
     /// Retention (CH33-P3): the segments sealed, the chunks received before the cutoff dropped

@@ -46,7 +46,7 @@ enum SegmentStoreUpgrade {
                 ids.append(UUIDWords(orderingBytes: rows.bytes(0)))
                 received = (min(received.min, rows.int64(1)), max(received.max, rows.int64(1)))
             }
-            try index.persist(ids, minReceivedMs: received.min, maxReceivedMs: received.max)
+            try index.persist(ids, throughSegment: 0, minReceivedMs: received.min, maxReceivedMs: received.max)
             // 3. The log emptied, if it is still what was sealed; the store marked.
             moved = try tables.handLogToSegments(sealedThroughRowID: sealed.rowID, logChanges: sealed.changes)
             log("upgraded to the segment engine: \(moved) events moved from the SQLite log into the column store")

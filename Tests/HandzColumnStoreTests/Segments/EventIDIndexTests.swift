@@ -39,13 +39,13 @@ import Testing
                     if present {
                         refused += 1
                     } else {
-                        index.addPending([id])
+                        index.addPending([id], segment: UInt64(round + 1))
                         reference.insert(id)
                         given.append(id)
                         sealed.append(id)
                     }
                 }
-                try index.persist(sealed, minReceivedMs: Int64(round) * 1_000, maxReceivedMs: Int64(round) * 1_000 + 999)
+                try index.persist(sealed, throughSegment: UInt64(round + 1), minReceivedMs: Int64(round) * 1_000, maxReceivedMs: Int64(round) * 1_000 + 999)
                 try index.compact(maxRuns: 3)
                 #expect(index.counts.pending == 0)
                 #expect(index.counts.runs <= 3)
@@ -74,13 +74,28 @@ import Testing
         #expect(passed < 2_000, "false positives: \(passed) of 100,000")
     }
 
+    @Test("a seal drops the pending ids of the segments it sealed, and only theirs")
+    func pendingBySegment() throws {
+        let index = try EventIDIndex(directory: try temporaryDirectory("ids").path)
+        var stream = IDStream(state: 5)
+        let first = (0..<50).map { _ in stream.next() }, second = (0..<30).map { _ in stream.next() }
+        index.addPending(first, segment: 1)
+        index.addPending(second, segment: 2)
+        #expect(index.counts.pending == 80)
+        try index.persist(first, throughSegment: 1, minReceivedMs: 0, maxReceivedMs: 0)
+        #expect(index.counts.pending == 30)
+        #expect(index.counts.persisted == 50)
+        for id in first + second { #expect(try index.contains(id)) }
+        #expect(try !index.contains(stream.next()))
+    }
+
     @Test("retention drops only runs all of whose ids were received before the cutoff")
     func retention() throws {
         let index = try EventIDIndex(directory: try temporaryDirectory("ids").path)
         var stream = IDStream(state: 3)
         let old = (0..<100).map { _ in stream.next() }, new = (0..<100).map { _ in stream.next() }
-        try index.persist(old, minReceivedMs: 1_000, maxReceivedMs: 1_999)
-        try index.persist(new, minReceivedMs: 1_500, maxReceivedMs: 3_000)
+        try index.persist(old, throughSegment: 0, minReceivedMs: 1_000, maxReceivedMs: 1_999)
+        try index.persist(new, throughSegment: 0, minReceivedMs: 1_500, maxReceivedMs: 3_000)
         #expect(try index.dropRuns(receivedBeforeMs: 2_500) == 100)
         #expect(try !index.contains(old[0]))
         #expect(try index.contains(new[0]))
@@ -91,7 +106,7 @@ import Testing
         let directory = try temporaryDirectory("ids").path
         do {
             let index = try EventIDIndex(directory: directory)
-            try index.persist([UUIDWords(high: 1, low: 2)], minReceivedMs: 0, maxReceivedMs: 0)
+            try index.persist([UUIDWords(high: 1, low: 2)], throughSegment: 0, minReceivedMs: 0, maxReceivedMs: 0)
         }
         let stray = directory + "/00000000000000ff.hzids"
         try IDRun.write([UUIDWords(high: 9, low: 9)], to: stray, name: "stray")
