@@ -81,7 +81,7 @@ struct RetentionBenchmark {
             try fill.save()
         }
         let stored = try await store.stats(fromMs: 0, toMs: Int64.max).storedEvents
-        print("store: \(stored) events, \(String(format: "%.1f", Double(StoreBenchmark.bytes(under: path + ".columns") + StoreBenchmark.bytes(under: path + ".ids")) / Double(max(1, stored)))) bytes/event in chunks and id runs")
+        print("store: \(stored) events, \(String(format: "%.1f", Double(SegmentStoreBackup.bytes(under: path + ".columns") + SegmentStoreBackup.bytes(under: path + ".ids")) / Double(max(1, stored)))) bytes/event in chunks and id runs")
 
         let sealing = Sealing(store: store)
         // The first seconds after opening are left out: the first seal opens the column writer

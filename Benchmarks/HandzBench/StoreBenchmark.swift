@@ -92,7 +92,7 @@ extension StoreBenchmark {
         let tail = try sealing.sealOnce()
         let sealSeconds = Double(DispatchTime.now().uptimeNanoseconds - sealStart) / 1e9
         writer.close()
-        let bytes = Self.bytes(under: root)
+        let bytes = SegmentStoreBackup.bytes(under: root)
         print(String(format: "segments: %d rows in %.2f s = %.0f rows/s durable (concurrency %d, %d groups, %.1f requests a group); sealed beside it every %d ms: %d rows, %d left for the last seal (%.2f s, %.0f rows/s); %.1f bytes/event under the store after it",
                      total, seconds, Double(total) / seconds, concurrency, written.groups, Double(written.frames) / Double(max(1, written.groups)),
                      sealMs, sealing.sealedRows, tail, sealSeconds, Double(tail) / sealSeconds, Double(bytes) / Double(max(1, total))))
@@ -114,15 +114,6 @@ extension StoreBenchmark {
             }
             return try await group.reduce(0, +)
         }
-    }
-
-    static func bytes(under root: String) -> Int {
-        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return 0 }
-        var total = 0
-        while let name = enumerator.nextObject() as? String {
-            total += ((try? FileManager.default.attributesOfItem(atPath: root + "/" + name))?[.size] as? Int) ?? 0
-        }
-        return total
     }
 }
 

@@ -11,16 +11,6 @@ import Testing
 @Suite(.serialized) struct BackupRestoreTests {
     func count(_ db: String, _ sql: String) throws -> Int64 { try SQLiteDatabase(path: db, readOnly: true).scalar(sql) ?? -1 }
 
-    /// The analyst's view of a store: F0, every KPI, and the stored counts.
-    func answers(_ db: String) throws -> [String] {
-        try [["funnel", "F0", "--db", db, "--format", "json"], ["kpi", "--all", "--db", db, "--format", "json"],
-             ["stats", "--db", db, "--from", "2020-01-01", "--to", "2030-01-01"]].map { arguments in
-            let run = try CommandRunner.run(arguments)
-            #expect(run.status == 0, "\(arguments): \(run.stderr)")
-            return run.stdout
-        }
-    }
-
     func cli(_ arguments: [String]) throws -> CommandRunner.Result { try CommandRunner.run(arguments, timeout: 180) }
 
     /// Imports the simulated events into `files.db` and backs the store up; returns the backup's path.
@@ -41,41 +31,22 @@ import Testing
     func backupUnderLoad() async throws {
         let files = try SimulatedFiles("handz-backup")
         defer { files.remove() }
-        let lines = try String(contentsOfFile: files.events, encoding: .utf8).split(separator: "\n").map(String.init)
-        let directory = files.directory.appendingPathComponent("server")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = try ServerProcess(directory: directory, arguments: ["--install-events-per-second", "100000", "--install-burst", "100000"])
-        let live = directory.appendingPathComponent("handz-events.sqlite").path
-        let client = IngestHTTPClient(baseURL: server.baseURL, key: try server.ingestKey())
-
+        let served = try ServedFiles(files)
+        let (server, live) = (served.server, served.live)
         // The load: every simulated event in batches of 20, one after another, counted as acknowledged.
-        let acknowledged = Locked(0), finished = Locked(false)
-        let load = Task {
-            defer { finished.withLock { $0 = true } }
-            for start in stride(from: 0, to: lines.count, by: 20) {
-                let batch = Array(lines[start..<min(start + 20, lines.count)])
-                let answer = try await client.send(events: batch)
-                #expect(answer.status == 200, "\(answer.body)")
-                acknowledged.withLock { $0 += batch.count }
-            }
-        }
+        let load = Task { try await served.sendAll(batchEvents: 20) }
         // Backups while it runs (at most 10), each checked against the acknowledgements around it.
-        var underLoad = 0
-        for index in 0..<10 where !finished.withLock({ $0 }) {
-            let before = acknowledged.withLock { $0 }
-            let path = files.directory.appendingPathComponent("under-load-\(index).sqlite").path
-            let run = try cli(["backup", "--db", live, "--out", path])
-            let after = acknowledged.withLock { $0 }
-            #expect(run.status == 0, "\(run.stderr)")
-            if !finished.withLock({ $0 }) { underLoad += 1 }
+        let (backups, underLoad) = try served.backupsWhileSending(files, count: 10, extension: "sqlite")
+        for backup in backups {
+            let path = backup.path
             #expect(try SQLiteDatabase(path: path, readOnly: true).isIntact())
             // Whole batches: the receipts' accepted and duplicate counts add up to the events stored
             // (each batch's events and its receipt commit together); nothing past what was sent.
             let stored = try count(path, "SELECT COUNT(*) FROM events")
             #expect(stored == (try count(path, "SELECT COALESCE(SUM(accepted), 0) FROM batches")))
-            let received = try count(path, "SELECT COALESCE(SUM(accepted + duplicates), 0) FROM batches")
+            let received = try count(path, "SELECT COALESCE(SUM(accepted + duplicates), 0) FROM batches"), (before, after) = (backup.acknowledgedBefore, backup.acknowledgedAfter)
             #expect(received >= Int64(before) && received <= Int64(after) + 20, "\(before) ≤ \(received) ≤ \(after) + one batch in flight")
-            #expect(run.stdout.contains("\"events\":\(stored)"))
+            #expect(backup.run.stdout.contains("\"events\":\(stored)"))
             let mode = try #require(try SQLiteDatabase(path: path, readOnly: true).prepare("PRAGMA journal_mode").query([], { $0.text(0) }).first)
             #expect(mode == "delete", "a backup is one self-contained file")
             let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
@@ -89,13 +60,8 @@ import Testing
         #expect(try cli(["backup", "--db", live, "--out", final]).status == 0)
         server.stop()
         let restored = files.directory.appendingPathComponent("restored.sqlite").path
-        let restore = try cli(["restore", "--from", final, "--db", restored])
-        #expect(restore.status == 0, "\(restore.stderr)")
-        #expect(restore.stdout.contains("\"reapplied_requests\":0") && restore.stdout.contains("\"replaced\":null"))
+        try RestoreChecks.restoreToNewPath(backup: final, restored: restored, answeringAs: live)
         #expect(try count(restored, "SELECT COUNT(*) FROM events") == (try count(live, "SELECT COUNT(*) FROM events")))
-        let liveAnswers = try answers(live)
-        #expect(try answers(restored) == liveAnswers)
-        #expect(liveAnswers[0].contains("\"steps\""), "the funnel answered: \(liveAnswers[0].prefix(200))")
     }
 
     @Test("a restore over the store re-applies the deletions recorded after the backup: the user stays forgotten, the ledger and audit carry over, the replaced store is kept")
@@ -108,23 +74,16 @@ import Testing
         let users = try userIDs(files.db, limit: 2)
         try #require(users.count == 2)
         for user in users { #expect(try cli(["forget-user", "--db", files.db, user]).status == 0) }
-        let afterDeletion = try answers(files.db)
+        let afterDeletion = try RestoreChecks.answers(files.db)
         #expect(try count(backup, "SELECT COUNT(*) FROM events WHERE lower(user_id) = '\(users[0])'") > 0, "the backup still holds the user")
 
-        let refused = try cli(["restore", "--from", backup, "--db", files.db])
-        #expect(refused.status != 0 && refused.stderr.contains("target_exists"))
-
-        let run = try cli(["restore", "--from", backup, "--db", files.db, "--replace"])
-        #expect(run.status == 0, "\(run.stderr)")
-        let outcome = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
-        #expect(outcome["copied_requests"] as? Int == 2 && outcome["reapplied_requests"] as? Int == 2 && outcome["pending_requests"] as? Int == 0)
-        #expect((outcome["events_deidentified"] as? Int ?? 0) > 0)
+        let outcome = try RestoreChecks.restoreOverTwoForgottenUsers(backup: backup, db: files.db)
         for user in users {
             #expect(try count(files.db, "SELECT COUNT(*) FROM events WHERE lower(user_id) = '\(user)'") == 0, "forgotten again")
         }
         #expect(try count(files.db, "SELECT COUNT(*) FROM deletion_requests WHERE state = 'completed' AND user_id IS NULL") == 2)
         #expect(try count(files.db, "SELECT COUNT(*) FROM privacy_audit WHERE action = 'forget_user'") >= 2)
-        #expect(try answers(files.db) == afterDeletion, "the same answers as the store it replaced")
+        #expect(try RestoreChecks.answers(files.db) == afterDeletion, "the same answers as the store it replaced")
         let replaced = try #require(outcome["replaced"] as? String)
         #expect(FileManager.default.fileExists(atPath: replaced))
         #expect(!FileManager.default.fileExists(atPath: files.db + ".restoring"))

@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import HandzAnalyticsCore
-import HandzCompression
 import HandzSigning
 import HandzTestSupport
 import Testing
@@ -75,9 +74,9 @@ import Testing
         // The SQLite file keeps the install's first-seen row (a random per-install id, HandzStore's
         // `InstallFirstSeen`), never the user's id.
         let sessions = [0, 1, 2, 9].map { String(format: "5e551020-0000-4000-8000-%012d", $0) }
-        #expect(Self.filesHolding([Self.user], under: directory) == [])
-        #expect(Self.filesHolding([install] + sessions, under: directory).filter { !$0.hasPrefix("handz-events.sqlite") } == [])
-        #expect(!Self.filesHolding([Self.otherUser], under: directory).isEmpty, "the other user's events keep their id")
+        #expect(StoredBytes.filesHolding([Self.user], under: directory) == [])
+        #expect(StoredBytes.filesHolding([install] + sessions, under: directory).filter { !$0.hasPrefix("handz-events.sqlite") } == [])
+        #expect(!StoredBytes.filesHolding([Self.otherUser], under: directory).isEmpty, "the other user's events keep their id")
 
         // The stopped store, by command: exported to a lake, the other user forgotten (the lake
         // rewritten too), then a purge of what is older than a day.
@@ -87,13 +86,13 @@ import Testing
         let exported = try CommandRunner.run(["export", "lake", "--db", db, "--out", lake] + range)
         #expect(exported.status == 0, "\(exported.stderr)")
         #expect((try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) as? [String: Any])?["rows"] as? Int == 155)
-        #expect(!Self.filesHolding([Self.otherUser], under: URL(fileURLWithPath: lake)).isEmpty)
+        #expect(!StoredBytes.filesHolding([Self.otherUser], under: URL(fileURLWithPath: lake)).isEmpty)
         let forgot = try CommandRunner.run(["forget-user", "--db", db, "--lake", lake, Self.otherUser])
         #expect(forgot.status == 0, "\(forgot.stderr)")
         #expect((try JSONSerialization.jsonObject(with: Data(forgot.stdout.utf8)) as? [String: Any])?["events_deidentified"] as? Int == 30)
         #expect((try JSONSerialization.jsonObject(with: Data(forgot.stdout.utf8)) as? [String: Any])?["state"] as? String == "completed")
-        #expect(Self.filesHolding([Self.otherUser], under: directory) == [], "the store and the lake")
-        #expect(Self.filesHolding([otherInstall], under: directory).filter { !$0.hasPrefix("handz-events.sqlite") } == [])
+        #expect(StoredBytes.filesHolding([Self.otherUser], under: directory) == [], "the store and the lake")
+        #expect(StoredBytes.filesHolding([otherInstall], under: directory).filter { !$0.hasPrefix("handz-events.sqlite") } == [])
         let purged = try CommandRunner.run(["purge", "--db", db, "--older-than", "1d"])
         #expect(purged.status == 0, "\(purged.stderr)")
         #expect(purged.stdout.contains("\"events\":0"), "everything was received today")
@@ -101,23 +100,5 @@ import Testing
 
     static func iso(_ ms: Int64) -> String {
         ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
-    }
-
-    /// The files under `directory` (recursively) holding one of `ids`, as text or as 16 bytes
-    /// (a gzip file's content).
-    static func filesHolding(_ ids: [String], under directory: URL) -> [String] {
-        let patterns = ids.flatMap { id -> [[UInt8]] in
-            let hex = id.replacingOccurrences(of: "-", with: "")
-            let bytes = stride(from: 0, to: 32, by: 2).map { UInt8(hex[hex.index(hex.startIndex, offsetBy: $0)..<hex.index(hex.startIndex, offsetBy: $0 + 2)], radix: 16)! }
-            return [Array(id.utf8), bytes]
-        }
-        var found: [String] = []
-        for case let file as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)! {
-            guard var data = FileManager.default.contents(atPath: file.path) else { continue }
-            // The lake's partitions are gzip files: their text is what must not hold the id.
-            if file.pathExtension == "gz", let text = try? Gzip.decompress(Array(data), limit: 1 << 26) { data = Data(text) }
-            if patterns.contains(where: { data.range(of: Data($0)) != nil }) { found.append(file.lastPathComponent) }
-        }
-        return found
     }
 }

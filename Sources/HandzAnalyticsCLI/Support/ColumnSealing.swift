@@ -38,6 +38,7 @@ enum ColumnSealing {
     /// When there is none, or it is behind, standard error says so once: the answer reads the
     /// log (every stored event counted, slower).
     static func currentStore(db: String, cache: ColumnCache? = nil) throws -> ColumnStore? {
+        if isSegmentStore(db) { try sealWaitingSegments(db: db) }
         let directory = ColumnStore.directory(forDatabase: db)
         guard FileManager.default.fileExists(atPath: directory + "/" + ColumnManifest.fileName) else {
             noteReadingTheLog(db, "has no column store")
@@ -50,6 +51,21 @@ enum ColumnSealing {
             return nil
         }
         return store
+    }
+
+    /// A segment store's events still in segments (its `serve` killed, or a store just restored)
+    /// are sealed before an answer reads the chunks, which hold only what was sealed (issue 34).
+    /// Beside a running `serve`, which holds the log and seals every half second, the chunks are
+    /// read as they are.
+    static func sealWaitingSegments(db: String) throws {
+        let store: SegmentEventStore
+        do {
+            store = try SegmentEventStore(path: db) { FileHandle.standardError.write(Data("note: \($0)\n".utf8)) }
+        } catch let error as SegmentLogError where error.code == .busy {
+            return
+        }
+        defer { store.closeNow() }
+        try store.sealIfNeeded()
     }
 
     private static let noted = Locked(false)

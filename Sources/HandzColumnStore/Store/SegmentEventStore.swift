@@ -71,11 +71,22 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
     }
 
     public func close() async {
-        await Task.detached { [writer, tables, columns] in
-            writer.close()
-            columns.release()
-            tables.closeNow()
-        }.value
+        await Task.detached { [self] in closeNow() }.value
+    }
+
+    /// ``close()`` on the calling thread (a command-line step that is not async).
+    public func closeNow() {
+        writer.close()
+        columns.release()
+        tables.closeNow()
+    }
+
+    /// Seals what waits in segments, if anything does (a store left by a kill -9, or a restore).
+    public func sealIfNeeded() throws {
+        guard try hasUnsealedEvents() else { return }
+        guard try columns.withWriter(lockWait: Self.lifecycleLockWait, { writer, _ in try seal(into: writer) }) != nil else {
+            throw StoreError.unavailable("the column store stayed busy")
+        }
     }
 
     /// Whether frames wait in the segments: the open one, or closed ones not sealed yet.

@@ -2,7 +2,7 @@ import Foundation
 import HandzSigning
 import HandzSQLite
 
-/// What adopting a replaced store's deletion ledger did (``SQLiteEventStore/adoptDeletionLedgerNow(ofReplaced:)``).
+/// What adopting a replaced store's deletion ledger did (``SQLiteEventStore/adoptDeletionLedgerNow(ofReplaced:userIDs:)``).
 public struct LedgerAdoption: Sendable, Equatable {
     /// Requests the replaced store had and the backup did not (recorded after the backup).
     public var copiedRequests = 0
@@ -27,15 +27,19 @@ extension SQLiteEventStore {
     /// the restored events is hashed once to find them. A replaced store with another salt is
     /// another store (`different_store`); a backup taken before the store's first deletion has no
     /// salt yet and takes the replaced store's.
-    public func adoptDeletionLedgerNow(ofReplaced replaced: String) throws -> LedgerAdoption {
+    ///
+    /// `userIDs`: the restored events' distinct user ids in lower case, when they are not in this
+    /// file's `events` table (a segment store's are in its chunks: HandzColumnStore's
+    /// `SegmentEventStore.storedUserIDsNow()`); nil reads them from `events`.
+    public func adoptDeletionLedgerNow(ofReplaced replaced: String, userIDs: Set<String>? = nil) throws -> LedgerAdoption {
         try withConnection { database in
             try database.prepare("ATTACH DATABASE ?1 AS replaced").run([.text(replaced)])
             defer { try? database.execute("DETACH DATABASE replaced") }
-            return try database.transaction { try Self.adoptLedger(database) }
+            return try database.transaction { try Self.adoptLedger(database, userIDs: userIDs) }
         }
     }
 
-    private static func adoptLedger(_ database: SQLiteDatabase) throws -> LedgerAdoption {
+    private static func adoptLedger(_ database: SQLiteDatabase, userIDs given: Set<String>?) throws -> LedgerAdoption {
         var adoption = LedgerAdoption()
         let saltQuery = "SELECT value FROM %@.store_meta WHERE key = 'audit_salt'"
         func salt(_ schema: String) throws -> String? {
@@ -79,7 +83,9 @@ extension SQLiteEventStore {
                 store_done_ms = NULL, completed_time_ms = NULL, lease_owner = NULL, lease_until_ms = NULL, last_error = NULL
             WHERE request_id = ?2
             """)
-        for userID in try database.prepare("SELECT DISTINCT lower(user_id) FROM main.events WHERE user_id IS NOT NULL").query([], { $0.text(0) ?? "" }) {
+        let userIDs = try given.map { Array($0) }
+            ?? database.prepare("SELECT DISTINCT lower(user_id) FROM main.events WHERE user_id IS NOT NULL").query([], { $0.text(0) ?? "" })
+        for userID in userIDs {
             guard let request = requestBySubject[Hex.encode(HMACSHA256.code(key: key, data: Array(userID.utf8)))] else { continue }
             try reopen.run([.text(userID), .text(request.id)])
             adoption.reappliedRequests += 1
