@@ -89,11 +89,15 @@ struct Restore: AsyncParsableCommand {
         do {
             let store: any EventStore
             if segmentBackup {
-                // Opening it recovers its segments; reading its user ids seals them.
+                // Opening it recovers its segments; they are sealed before it is put in place
+                // (reading its user ids, needed only to adopt a replaced store's ledger, seals too).
                 let segments = try SegmentEventStore(path: staging) { FileHandle.standardError.write(Data("note: \($0)\n".utf8)) }
                 store = segments
-                let userIDs = try segments.storedUserIDsNow()
-                if exists { adoption = try segments.tables.adoptDeletionLedgerNow(ofReplaced: db, userIDs: userIDs) }
+                if exists {
+                    adoption = try segments.tables.adoptDeletionLedgerNow(ofReplaced: db, userIDs: try segments.storedUserIDsNow())
+                } else {
+                    try segments.sealIfNeeded()
+                }
             } else {
                 let sqlite = try SQLiteEventStore(path: staging)
                 store = sqlite

@@ -58,6 +58,7 @@ enum ColumnSealing {
     /// Beside a running `serve`, which holds the log and seals every half second, the chunks are
     /// read as they are.
     static func sealWaitingSegments(db: String) throws {
+        guard SegmentEventStore.segmentsHoldFrames(databasePath: db) else { return }
         let store: SegmentEventStore
         do {
             store = try SegmentEventStore(path: db) { FileHandle.standardError.write(Data("note: \($0)\n".utf8)) }

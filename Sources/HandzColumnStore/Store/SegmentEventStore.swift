@@ -89,6 +89,18 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
         }
     }
 
+    /// Whether any segment file of the store at `path` holds a frame, read from the directory
+    /// alone: no lock, no replay of ids. What an analysis command checks before it opens the
+    /// store to seal (opening loads the id runs' filters, far more than a funnel's own work).
+    public static func segmentsHoldFrames(databasePath path: String) -> Bool {
+        let directory = segmentsDirectory(forDatabase: path)
+        return SegmentLog.list(directory).contains { name in
+            guard SegmentLayout.sequence(fileName: name) != nil else { return false }
+            var status = stat()
+            return stat(directory + "/" + name, &status) == 0 && Int(status.st_size) > SegmentLayout.headerBytes
+        }
+    }
+
     /// Whether frames wait in the segments: the open one, or closed ones not sealed yet.
     public func hasUnsealedEvents() throws -> Bool {
         // A closed segment of only a header (the open one at the last restart) holds nothing.
