@@ -63,14 +63,18 @@ port=$PORT
 # from the keys file, never printed.
 HANDZ_SECRET_HEX=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['keys'][0]['secret'])" "$keys") \
   timeout 60 "$consumer" "http://127.0.0.1:$port" "$key_id" "$RUN/queue.sqlite"
-stored=$(sqlite3 "$RUN/events.sqlite" "SELECT COUNT(*) FROM events WHERE event_name = 'app_open'")
+# The store is a segment store (the default): once serve has stopped, its events are read back
+# as an events table (`export sqlite`).
+kill -TERM "$server"; wait "$server" 2>/dev/null || true
+"$BIN" export sqlite --db "$RUN/events.sqlite" --out "$RUN/stored.sqlite" > /dev/null
+stored=$(sqlite3 "$RUN/stored.sqlite" "SELECT COUNT(*) FROM events WHERE event_name = 'app_open'")
 [ "$stored" = 1 ] || { echo "the server stored $stored app_open events, expected 1"; exit 1; }
 # The pinned client's event, with the catalog version its generated snapshot names.
 pinned_version=$(sed -n 's/.*(catalog \([0-9.]*\)).*/\1/p' "$app/Sources/ConsumerApp/Analytics/CatalogSnapshot.swift" | head -1)
-pinned=$(sqlite3 "$RUN/events.sqlite" "SELECT COUNT(*) FROM events WHERE event_name = 'screen_viewed' AND catalog_version = '$pinned_version'")
+pinned=$(sqlite3 "$RUN/stored.sqlite" "SELECT COUNT(*) FROM events WHERE event_name = 'screen_viewed' AND catalog_version = '$pinned_version'")
 [ "$pinned" = 1 ] || { echo "the server stored $pinned screen_viewed events with catalog $pinned_version from the pinned client, expected 1"; exit 1; }
 # The app passed no device context: the system's (SystemDeviceContext) was read from this machine.
 machine=$(uname -m); [ "$machine" = aarch64 ] && machine=arm64
-model=$(sqlite3 "$RUN/events.sqlite" "SELECT device_model FROM events WHERE event_name = 'app_open'")
+model=$(sqlite3 "$RUN/stored.sqlite" "SELECT device_model FROM events WHERE event_name = 'app_open'")
 [ "$model" = "$machine" ] || { echo "device_model is '$model', expected this machine's '$machine'"; exit 1; }
 echo "the consumer app's event was accepted and stored"

@@ -17,13 +17,16 @@ engines_install
 source scripts/lib/postgres.sh
 postgres_start "$RUN"
 
-# --- One simulated dataset, imported into the SQLite store.
+# --- One simulated dataset, imported into a store of the SQLite log (the edits below are SQL on
+# its events table), then upgraded to the segment engine, the default's, whose chunks the CLI
+# answers from; the other engines load, and the SQLite dialect runs on, the events table
+# `export sqlite` writes from it (issue 34 §5).
 # The debug build scripts/test.sh has already made (a release build of the server's dependencies
 # takes ten minutes on two cores; the dataset is small).
 source scripts/lib/server.sh
 handz_bin
 "$BIN" simulate --installs 800 --days 42 --seed 20260301 --out "$RUN/events.ndjson" >/dev/null
-"$BIN" import --db "$RUN/store.sqlite" "$RUN/events.ndjson"
+"$BIN" import --engine sqlite --db "$RUN/store.sqlite" "$RUN/events.ndjson"
 # A range over two catalog versions (docs/catalog-releases.md): installs on app 1.3.9 still run
 # the catalog before the current one, so `--breakdown catalog_version` has two buckets.
 sqlite3 "$RUN/store.sqlite" "UPDATE events SET catalog_version = '1.2.0' WHERE app_version = '1.3.9'"
@@ -33,9 +36,13 @@ sqlite3 "$RUN/store.sqlite" "DELETE FROM events WHERE rowid IN (SELECT e.rowid F
 # That edited the log outside its deletion journal: the column store the CLI reads is sealed
 # again from nothing (issue 33).
 "$BIN" layer --db "$RUN/store.sqlite" --rebuild >/dev/null
+# The one-way upgrade an operator runs (issue 34 §4): every event moves into the column store.
+"$BIN" layer --db "$RUN/store.sqlite" --engine segments >/dev/null
+test "$(sqlite3 "$RUN/store.sqlite" 'SELECT COUNT(*) FROM events')" = 0
+"$BIN" export sqlite --db "$RUN/store.sqlite" --out "$RUN/events.sqlite" >/dev/null
 
 # ENGINES=postgres,duckdb (optional) limits the run to some engines while developing.
-timeout 1500 "$VENV/bin/python" Tests/Interop/engine_agreement.py --binary "$BIN" --db "$RUN/store.sqlite" --work "$RUN" \
+timeout 1500 "$VENV/bin/python" Tests/Interop/engine_agreement.py --binary "$BIN" --db "$RUN/store.sqlite" --events "$RUN/events.sqlite" --work "$RUN" \
   ${ENGINES:+--engines "$ENGINES"} \
   --postgres "$POSTGRES_DSN" --from 2026-03-01 --to 2026-04-12 --narrow-from 2026-03-08T06:30:00Z --narrow-to 2026-03-29
 echo "engine harness: $((SECONDS - started)) s"

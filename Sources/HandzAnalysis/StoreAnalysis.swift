@@ -20,14 +20,26 @@ import HandzStore
 /// more slowly than the column store.
 public final class StoreAnalysis {
     public let catalog: Catalog
-    let database: SQLiteDatabase
+    private let log: SQLiteDatabase
+    /// A segment engine's store (issue 34): its log is empty, and every query is refused
+    /// (`StoreReadError.eventsInSegments`) rather than answered with nothing.
+    private let eventsInSegments: Bool
+
+    /// The log, for every query; throws for a segment store.
+    var database: SQLiteDatabase {
+        get throws {
+            guard !eventsInSegments else { throw StoreReadError.eventsInSegments }
+            return log
+        }
+    }
 
     /// Opens the store at `path` read-only (see the type's documentation); throws
     /// `StoreReadError` for a file of an older schema or no store at all, `SQLiteError` for a
     /// missing or unreadable one.
     public init(path: String, catalog: Catalog) throws {
         self.catalog = catalog
-        database = try SQLiteEventStore.openForReading(path: path)
+        log = try SQLiteEventStore.openForReading(path: path)
+        eventsInSegments = try SQLiteEventStore.engine(log) == "segments"
     }
 
     /// One funnel run: the funnel's events read once and their chains walked by

@@ -19,9 +19,11 @@ import UnixSignals
 /// Everything `handz-analytics serve` can set.
 /// The embedded store's write path (`serve --engine`).
 public enum EmbeddedEngine: String, Sendable, CaseIterable {
-    /// Every accepted event a row of the SQLite log, sealed into the column store (the default).
+    /// Every accepted event a row of the SQLite log, sealed into the column store (versions
+    /// 1.0–1.2; a store made by them keeps it until upgraded).
     case sqlite
-    /// Accepted requests appended to segment files, sealed into the column store (issue 34).
+    /// Accepted requests appended to segment files, sealed into the column store (issue 34):
+    /// what `serve` and `import` make a new store with.
     case segments
 }
 

@@ -10,12 +10,16 @@ public enum StoreReadError: Error, Sendable, Equatable, CustomStringConvertible 
     case olderSchema(found: Int, current: Int)
     /// The file holds no store schema (not written by handz-analytics, or empty).
     case notAStore
+    /// The store's events are in the segment engine's segments and column chunks (issue 34), and
+    /// its SQLite log, which this reads, is empty: an answer from it would count nothing.
+    case eventsInSegments
 
     /// A stable code for scripts and tests.
     public var code: String {
         switch self {
         case .olderSchema: "store_schema_older"
         case .notAStore: "not_a_store"
+        case .eventsInSegments: "events_in_segments"
         }
     }
 
@@ -26,6 +30,9 @@ public enum StoreReadError: Error, Sendable, Equatable, CustomStringConvertible 
                 + "`handz-analytics layer --db FILE` upgrades it in place (so does any command that writes it, `serve` or `import`)"
         case .notAStore:
             "the file holds no handz-analytics store (no schema_migrations table)"
+        case .eventsInSegments:
+            "the store's events are in its segment log and column store, not in the SQLite log this reads: the column engine answers "
+                + "(`--via auto`), or `handz-analytics export sqlite --db FILE --out EVENTS.sqlite` writes them as an events table"
         }
     }
 }

@@ -116,7 +116,21 @@ extension SQLiteEventStore {
         try withConnection { try Self.engine($0) }
     }
 
-    static func engine(_ database: SQLiteDatabase) throws -> String {
+    /// Marks a store whose log holds no event as the segment engine's (a new store, issue 34);
+    /// false, with nothing changed, when the log holds events (the upgrade moves them first).
+    @discardableResult
+    public func markSegmentEngineNow() throws -> Bool {
+        try withConnection { database in
+            try database.transaction {
+                guard try database.scalar("SELECT EXISTS (SELECT 1 FROM main.events)") == 0 else { return false }
+                try database.prepare("INSERT OR REPLACE INTO store_meta(key, value) VALUES (?1, 'segments')").run([.text(Self.engineKey)])
+                return true
+            }
+        }
+    }
+
+    /// The write path `database` records (`sqlite` when it records none).
+    public static func engine(_ database: SQLiteDatabase) throws -> String {
         try database.prepare("SELECT value FROM store_meta WHERE key = ?1").query([.text(engineKey)]) { $0.text(0) ?? "" }.first ?? "sqlite"
     }
 

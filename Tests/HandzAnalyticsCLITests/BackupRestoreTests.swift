@@ -15,7 +15,7 @@ import Testing
 
     /// Imports the simulated events into `files.db` and backs the store up; returns the backup's path.
     func importedAndBackedUp(_ files: SimulatedFiles) throws -> String {
-        #expect(try cli(["import", "--db", files.db, files.events]).status == 0)
+        #expect(try cli(["import", "--db", files.db, "--engine", "sqlite", files.events]).status == 0)
         let backup = files.directory.appendingPathComponent("backup.sqlite").path
         #expect(try cli(["backup", "--db", files.db, "--out", backup]).status == 0)
         return backup
@@ -31,7 +31,8 @@ import Testing
     func backupUnderLoad() async throws {
         let files = try SimulatedFiles("handz-backup")
         defer { files.remove() }
-        let served = try ServedFiles(files)
+        // The SQLite log's backup (one file); a segment store's is SegmentBackupTests'.
+        let served = try ServedFiles(files, arguments: ["--engine", "sqlite"])
         let (server, live) = (served.server, served.live)
         // The load: every simulated event in batches of 20, one after another, counted as acknowledged.
         let load = Task { try await served.sendAll(batchEvents: 20) }
@@ -131,7 +132,7 @@ import Testing
         // Another store's ledger (another audit salt) cannot be matched against this backup's users.
         let other = try SimulatedFiles("handz-restore-other")
         defer { other.remove() }
-        #expect(try cli(["import", "--db", other.db, other.events]).status == 0)
+        #expect(try cli(["import", "--db", other.db, "--engine", "sqlite", other.events]).status == 0)
         let someone = try userIDs(other.db, limit: 1)
         #expect(try cli(["forget-user", "--db", other.db, try #require(someone.first)]).status == 0)
         let me = try userIDs(files.db, limit: 1)

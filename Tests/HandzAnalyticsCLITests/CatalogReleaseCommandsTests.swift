@@ -95,7 +95,7 @@ import Testing
         let events = directory.appendingPathComponent("events.ndjson")
         try (AnalystCommandsTests.simulate(installs: 60, days: 10, seed: 5).joined(separator: "\n") + "\n").write(to: events, atomically: true, encoding: .utf8)
         let store = directory.appendingPathComponent("store.sqlite").path
-        #expect(try CommandRunner.run(["import", "--db", store, "--catalog", catalog.path, events.path]).status == 0)
+        #expect(try CommandRunner.run(["import", "--db", store, "--engine", "sqlite", "--catalog", catalog.path, events.path]).status == 0)
         let range = ["--from", "2026-03-01", "--to", "2026-03-12"]
 
         // Everything stored under the new version: nothing to note.

@@ -17,7 +17,7 @@ import Testing
     func sealsWhatTheLogHolds() throws {
         let files = try SimulatedFiles("handz-layer-cli")
         defer { files.remove() }
-        let imported = try CommandRunner.run(["import", "--db", files.db, files.events])
+        let imported = try CommandRunner.run(["import", "--db", files.db, "--engine", "sqlite", files.events])
         #expect(imported.status == 0, "\(imported.stderr)")
         let database = try SQLiteDatabase(path: files.db)
         let stored = Int(try #require(try database.scalar("SELECT COUNT(*) FROM events")))

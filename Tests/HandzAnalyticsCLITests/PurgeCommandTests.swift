@@ -31,7 +31,7 @@ import Testing
     func purgeByReceivedTime() throws {
         let files = try SimulatedFiles("handz-purge-cli")
         defer { files.remove() }
-        #expect(try CommandRunner.run(["import", "--db", files.db, files.events]).status == 0)
+        #expect(try CommandRunner.run(["import", "--db", files.db, "--engine", "sqlite", files.events]).status == 0)
         // `import` sealed the column store: the purge has chunks and rollup rows to keep in step.
         let stored = try counts(files.db)
         #expect(stored.events > 0 && stored.columns == stored.events && stored.sessions > 0)

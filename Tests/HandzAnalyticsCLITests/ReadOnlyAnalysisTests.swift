@@ -39,7 +39,7 @@ import Testing
     func analysisNeverWrites() throws {
         let files = try SimulatedFiles("handz-read-only")
         defer { files.remove() }
-        let imported = try CommandRunner.run(["import", "--db", files.db, files.events])
+        let imported = try CommandRunner.run(["import", "--db", files.db, "--engine", "sqlite", files.events])
         #expect(imported.status == 0, "\(imported.stderr)")
         // As a stopped server leaves it: the write-ahead log checkpointed into the file (copied below).
         do { try SQLiteDatabase(path: files.db).execute("PRAGMA wal_checkpoint(TRUNCATE)") }

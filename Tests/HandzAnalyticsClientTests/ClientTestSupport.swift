@@ -38,7 +38,8 @@ final class ServerWorld: @unchecked Sendable {
             try Data(clientConfig.utf8).write(to: path)
             arguments += ["--client-config", path.path]
         }
-        server = try ServerProcess(directory: directory, arguments: ["--access-log", accessLogPath] + arguments, port: port)
+        // The SQLite log: the client's tests read what the server stored with SQL while it runs.
+        server = try ServerProcess(directory: directory, arguments: ["--engine", "sqlite", "--access-log", accessLogPath] + arguments, port: port)
     }
 
     /// Served settings that leave the client's flush timer out of the way (an hour, not the

@@ -43,7 +43,7 @@ final class SimulatedDashboards: @unchecked Sendable {
         // The real `import` command in its own process: waiting on it blocks no thread of the
         // cooperative pool (a Task awaited with a semaphore here deadlocked two-core runs when
         // two suites reached `shared` at once).
-        let imported = try CommandRunner.run(["import", "--db", path, file.path], timeout: 300)
+        let imported = try CommandRunner.run(["import", "--db", path, "--engine", "sqlite", file.path], timeout: 300)
         guard imported.status == 0 else { throw ImportFailed(stderr: imported.stderr) }
         let loaded = DashboardLoader.load(directory: RepositoryCatalog.root.appendingPathComponent("dashboards").path)
         dashboards = loaded.dashboards

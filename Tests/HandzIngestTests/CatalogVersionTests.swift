@@ -130,7 +130,7 @@ import Testing
         let catalogDirectory = try Self.makeCatalogs(root)
         let serverDirectory = root.appendingPathComponent("server")
         try FileManager.default.createDirectory(at: serverDirectory, withIntermediateDirectories: true)
-        let server = try ServerProcess(directory: serverDirectory, arguments: ["--catalog", catalogDirectory.path])
+        let server = try ServerProcess(directory: serverDirectory, arguments: ServerProcessTests.sqliteLog + ["--catalog", catalogDirectory.path])
         defer { server.stop() }
         let client = IngestHTTPClient(baseURL: server.baseURL, key: try server.ingestKey())
 

@@ -19,7 +19,7 @@ import Testing
     func farPastCapacity() async throws {
         let directory = try temporaryDirectory("handz-overload")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ServerProcess(directory: directory, arguments: [
+        let server = try ServerProcess(directory: directory, arguments: ServerProcessTests.sqliteLog + [
             "--max-concurrent-requests", String(Self.slots),
             "--install-events-per-second", "1000000", "--install-burst", "1000000",
         ])

@@ -28,6 +28,10 @@ import Testing
         }
     }
 
+    /// The SQLite log: these tests count the stored rows with SQL, beside and after the server.
+    /// The segment engine's own process tests are `SegmentCrashTests` and `SegmentDiskFullTests`.
+    static let sqliteLog = ["--engine", "sqlite"]
+
     func count(_ directory: URL, _ sql: String) throws -> Int64 {
         try SQLiteDatabase(path: directory.appendingPathComponent("handz-events.sqlite").path).scalar(sql) ?? -1
     }
@@ -67,7 +71,7 @@ import Testing
     func crashAndRecover() async throws {
         let directory = try temporaryDirectory("handz-crash")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ServerProcess(directory: directory, arguments: ["--install-events-per-second", "100000", "--install-burst", "100000"])
+        let server = try ServerProcess(directory: directory, arguments: Self.sqliteLog + ["--install-events-per-second", "100000", "--install-burst", "100000"])
         let client = IngestHTTPClient(baseURL: server.baseURL, key: try server.ingestKey())
         let batches = (0..<120).map { Self.events(50, offset: $0 * 50) }
         let acknowledged = Locked<Set<Int>>([])
@@ -92,7 +96,7 @@ import Testing
         // Everything acknowledged survived the crash.
         #expect(try count(directory, "SELECT COUNT(*) FROM events") >= Int64(acked.count * 50))
 
-        let restarted = try ServerProcess(directory: directory, arguments: ["--install-events-per-second", "100000", "--install-burst", "100000"])
+        let restarted = try ServerProcess(directory: directory, arguments: Self.sqliteLog + ["--install-events-per-second", "100000", "--install-burst", "100000"])
         defer { restarted.stop() }
         let retry = IngestHTTPClient(baseURL: restarted.baseURL, key: try restarted.ingestKey())
         var duplicates = 0
@@ -110,7 +114,7 @@ import Testing
     func gracefulShutdown() async throws {
         let directory = try temporaryDirectory("handz-term")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ServerProcess(directory: directory, arguments: ["--install-events-per-second", "100000", "--install-burst", "100000"])
+        let server = try ServerProcess(directory: directory, arguments: Self.sqliteLog + ["--install-events-per-second", "100000", "--install-burst", "100000"])
         let client = IngestHTTPClient(baseURL: server.baseURL, key: try server.ingestKey())
         let acknowledged = Locked(0)
         await withTaskGroup(of: Void.self) { group in
@@ -177,7 +181,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let catalog = directory.appendingPathComponent("catalog")
         try FileManager.default.copyItem(atPath: RepositoryCatalog.directory, toPath: catalog.path)
-        let server = try ServerProcess(directory: directory, arguments: ["--catalog", catalog.path])
+        let server = try ServerProcess(directory: directory, arguments: Self.sqliteLog + ["--catalog", catalog.path])
         defer { server.stop() }
         let key = try server.ingestKey()
         let client = IngestHTTPClient(baseURL: server.baseURL, key: key)

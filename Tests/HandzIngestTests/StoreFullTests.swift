@@ -35,7 +35,8 @@ import Testing
     func fullStore() async throws {
         let directory = try temporaryDirectory("handz-store-full")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let unlimited = ["--install-events-per-second", "100000", "--install-burst", "100000"]
+        // The SQLite log's quota (`--max-db-bytes`); the segment engine's full disk is SegmentDiskFullTests'.
+        let unlimited = ServerProcessTests.sqliteLog + ["--install-events-per-second", "100000", "--install-burst", "100000"]
         var server = try ServerProcess(directory: directory, arguments: unlimited + ["--max-db-bytes", "1048576"])
         var client = IngestHTTPClient(baseURL: server.baseURL, key: try server.ingestKey())
 

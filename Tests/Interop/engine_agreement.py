@@ -324,7 +324,10 @@ def cases(catalog_kpis, start, end, narrow_from, narrow_to):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
-    parser.add_argument("--db", required=True, help="SQLite store filled by handz-analytics import")
+    parser.add_argument("--db", required=True, help="the embedded store filled by handz-analytics import (what the CLI answers from)")
+    parser.add_argument("--events", help="a SQLite file with the store's events and install_first_seen tables (handz-analytics "
+                                         "export sqlite; a segment store has no events table): what the other engines load and "
+                                         "the SQLite dialect runs on. Default: --db, a store of the SQLite log")
     parser.add_argument("--work", required=True)
     parser.add_argument("--postgres", help="libpq connection string; omit to skip PostgreSQL")
     parser.add_argument("--postgres-store", help="libpq connection string of a store the ingest nodes filled (engine postgres-store)")
@@ -340,10 +343,11 @@ def main():
     parser.add_argument("--narrow-from", required=True)
     parser.add_argument("--narrow-to", required=True)
     args = parser.parse_args()
+    events = args.events or args.db
 
     started = time.monotonic()
-    columns, rows = read_store(args.db)
-    first_seen, older = read_first_seen(args.db)
+    columns, rows = read_store(events)
+    first_seen, older = read_first_seen(events)
     ndjson = os.path.join(args.work, "events-rows.ndjson")
     with open(ndjson, "w") as out:
         for row in rows:
@@ -354,9 +358,9 @@ def main():
     kpis = [line.split(",")[0] for line in cli(args.binary, "kpi", "--all", "--db", args.db, "--format", "csv").splitlines()[1:]]
     all_cases = cases(kpis, args.start, args.end, args.narrow_from, args.narrow_to)
 
-    # Expected answers: the CLI on the SQLite store (panels: their SQLite SQL on the store).
+    # Expected answers: the CLI on the store (panels: their SQLite SQL on its events table).
     expected = {}
-    store = SQLiteStore(args.db)
+    store = SQLiteStore(events)
     for label, kind, arguments in all_cases:
         if kind == "panel":
             expected[label] = panel_rows(store.query(cli(args.binary, "sql", "panel", *arguments, "--dialect", "sqlite")))
@@ -393,7 +397,7 @@ def main():
         lake = ["--lake", args.lake] if name.endswith("-lake") else []
         ddl = cli(args.binary, "sql", "ddl", "--dialect", dialect)
         if name == "sqlite":
-            engine = SQLiteStore(args.db)
+            engine = SQLiteStore(events)
         elif name == "postgres-store":
             engine = PostgresStore(args.postgres_store)
         elif name.endswith("-lake"):

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HandzColumnStore
 import HandzIngest
+import HandzServer
 import HandzStore
 import HandzSynthetic
 
@@ -19,7 +20,7 @@ struct Import: AsyncParsableCommand {
     @Argument(help: "NDJSON file, one event per line (- for standard input).")
     var file: String
 
-    @Option(help: "A new store's write path: sqlite (the SQLite log) or segments (the segment log, issue 34). An existing store keeps its own.")
+    @Option(help: "A new store's write path: segments (the segment log, the default) or sqlite (the SQLite log of versions 1.0-1.2). An existing store keeps its own.")
     var engine: String?
 
     func validate() throws {
@@ -42,7 +43,7 @@ struct Import: AsyncParsableCommand {
         // idempotent (event_id dedupe), so commits need not be fsynced one by one.
         var configuration = StoreConfiguration()
         configuration.synchronous = .normal
-        let segments = engine == "segments" || isSegmentStore(db)
+        let segments = (engine.flatMap(EmbeddedEngine.init(rawValue:)) ?? defaultEngine(forDatabase: db)) == .segments
         let store: any EventStore = segments ? try SegmentEventStore(path: db, configuration: configuration) : try SQLiteEventStore(path: db, configuration: configuration)
         let summary: EventImporter.Summary
         let progress = ProgressLine()
@@ -65,9 +66,11 @@ struct Import: AsyncParsableCommand {
         // seals along the import: each seal creates a file per event and day it touches, and
         // creating files was already a sixth of the import's time (BENCHMARKS.md, "import").
         if let store = store as? SegmentEventStore {
-            progress.update("sealing into column chunks")
+            // A line of its own, whenever the last import line was shown (as the SQLite log's seal).
+            let sealing = ProgressLine()
+            sealing.update("sealing into column chunks: \(summary.accepted) events")
             _ = try store.columns.withWriter(lockWait: .seconds(600)) { writer, _ in try store.seal(into: writer, maxPartsPerDay: 1, rowsPerPart: 1_000_000) }
-            progress.finish()
+            sealing.finish()
             await store.close()
         } else {
             await store.close()

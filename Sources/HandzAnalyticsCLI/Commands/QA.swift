@@ -97,6 +97,7 @@ extension QAReport.Format: ExpressibleByArgument {}
 /// the quarantine from the log.
 enum QAStoreReader {
     static func read(path: String, via engine: AnalysisEngine = .auto, into log: inout QAEventLog) throws {
+        try engine.refuseTheLogOfSegmentStore(path)
         if engine != .sqlite, let store = try ColumnSealing.currentStore(db: path) {
             try StoredEventRows(store: store).forEach(properties: log.propertiesRead) { row in
                 try row.propertiesJSON.withUnsafeBytes { json in
@@ -107,7 +108,7 @@ enum QAStoreReader {
             try readQuarantine(try SQLiteDatabase(path: path, readOnly: true), into: &log)
             return
         }
-        if engine == .columns { throw CleanFailure("the column store of \(path) is not current: `handz-analytics layer --db \(path)` seals it") }
+        try engine.requireColumns(path)
         let database = try SQLiteEventStore.openForReading(path: path)
         // One read transaction: events and quarantine from the same snapshot while `serve` writes.
         try database.transaction("DEFERRED") {

@@ -39,16 +39,16 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Durability: full (fsync every commit; survives power loss) or normal (survives a process crash).")
     var synchronous: String = "full"
 
-    @Option(help: "Embedded store: seconds between the starts of background seals of the column store, fractions allowed (0: seal only before a dashboard page is drawn). Default 10, or 0.5 with --engine segments.")
+    @Option(help: "Embedded store: seconds between the starts of background seals of the column store, fractions allowed (0: seal only before a dashboard page is drawn). Default 0.5 on the segment engine, 10 on the SQLite log.")
     var columnSealInterval: Double?
 
-    @Option(help: "Embedded store's write path: sqlite (the SQLite log, the default) or segments (the segment log, issue 34; a preview). Default: the store's own, sqlite for a new one. A store of the SQLite log is upgraded in place by --engine segments, and cannot go back.")
+    @Option(help: "Embedded store's write path: segments (the segment log, the default for a new store) or sqlite (the SQLite log of versions 1.0-1.2). Default: the store's own. A store of the SQLite log is upgraded in place by --engine segments, and cannot go back.")
     var engine: String?
 
-    /// The engine asked for, else the store's own (a segment store stays one), else the SQLite log.
-    var resolvedEngine: String { engine ?? (store == nil && isSegmentStore(db) ? "segments" : "sqlite") }
+    /// The engine asked for, else the store's own (`defaultEngine`: segments for a new store).
+    var resolvedEngine: String { engine ?? (store == nil ? defaultEngine(forDatabase: db).rawValue : "sqlite") }
 
-    @Option(help: "A quota on the SQLite database file, bytes: past it batches get 503 with Retry-After, nothing acknowledged, until purge frees pages or the quota is raised.")
+    @Option(help: "With --engine sqlite, a quota on the SQLite database file, bytes: past it batches get 503 with Retry-After, nothing acknowledged, until purge frees pages or the quota is raised.")
     var maxDbBytes: Int?
 
     @Option(help: "Largest request body as sent, bytes.")
@@ -140,6 +140,9 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--metrics-listen must be HOST:PORT or ingest")
         }
         guard maxDbBytes == nil || store == nil else { throw ValidationError("--max-db-bytes applies to the SQLite store; PostgreSQL has its own quotas") }
+        guard maxDbBytes == nil || resolvedEngine == EmbeddedEngine.sqlite.rawValue else {
+            throw ValidationError("--max-db-bytes caps the SQLite log's file (--engine sqlite); the segment engine answers 503 with Retry-After when its disk is full, and resumes by itself")
+        }
         guard (maxDbBytes ?? 1 << 20) >= 1 << 20 else { throw ValidationError("--max-db-bytes must be at least 1 MiB (1048576)") }
         guard (maxConnections ?? 16) >= 16 else { throw ValidationError("--max-connections must be at least 16") }
         guard RetentionPolicy(retention) != nil else { throw ValidationError("--retention must look like 13mo, 400d or off") }

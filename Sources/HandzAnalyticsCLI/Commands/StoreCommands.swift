@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HandzColumnStore
 import HandzAnalyticsCore
+import HandzServer
 import HandzStore
 import HandzSynthetic
 
@@ -72,21 +73,50 @@ struct LayerCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Flag(help: "Seal every stored event again from nothing.")
+    @Flag(help: "Seal every stored event again from nothing (a store of the SQLite log; a segment store's chunks are its only copy of the events).")
     var rebuild = false
+
+    @Option(help: "Upgrade a store of the SQLite log in place to this write path: segments (one-way: every stored event moves into the column store, and serve --engine sqlite refuses it afterwards). A segment store is left as it is.")
+    var engine: String?
+
+    func validate() throws {
+        if let engine, engine != EmbeddedEngine.segments.rawValue {
+            throw ValidationError("--engine can only upgrade to segments; a store never goes back to the SQLite log")
+        }
+        if rebuild, engine != nil || isSegmentStore(store.db) {
+            throw ValidationError("--rebuild applies to a store of the SQLite log: a segment store's chunks are the only copy of its events")
+        }
+    }
 
     func run() throws {
         let start = ContinuousClock.now
-        // Opening the store migrates an older file; nothing else is written to the log here.
-        try store.open(configuration: StoreConfiguration()).closeNow()
-        if rebuild { ColumnStoreCopy.discard(forDatabase: store.db) }
-        let sealed = try ColumnSealing.seal(db: store.db)
+        let sealed: (rows: Int, rewritten: Int, startedOver: Bool)
+        if engine != nil || isSegmentStore(store.db) {
+            // Opening by the segment engine upgrades a store of the SQLite log in place (its
+            // steps logged) and replays the segments; what waits in them is then sealed.
+            try requireExistingDatabase(store.db)
+            let opened = try SegmentEventStore(path: store.db) { FileHandle.standardError.write(Data("note: \($0)\n".utf8)) }
+            defer { opened.closeNow() }
+            var outcome: SegmentSealer.Outcome?
+            if try opened.hasUnsealedEvents() {
+                outcome = try opened.columns.withWriter(lockWait: .seconds(600)) { writer, _ in try opened.seal(into: writer) }
+                guard outcome != nil else { throw CleanFailure("the column store of \(store.db) stayed busy") }
+            }
+            sealed = (outcome?.sealedRows ?? 0, 0, false)
+        } else {
+            // Opening the store migrates an older file; nothing else is written to the log here.
+            try store.open(configuration: StoreConfiguration()).closeNow()
+            if rebuild { ColumnStoreCopy.discard(forDatabase: store.db) }
+            let outcome = try ColumnSealing.seal(db: store.db)
+            sealed = (outcome.sealedRows, outcome.rewrittenChunks, outcome.startedOver)
+        }
         let elapsed = ContinuousClock.now - start
         var json = JSONText()
         json.beginObject()
         json.field("milliseconds", Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
-        json.field("sealed_rows", sealed.sealedRows)
-        json.field("rewritten_chunks", sealed.rewrittenChunks)
+        json.field("engine", isSegmentStore(store.db) ? EmbeddedEngine.segments.rawValue : EmbeddedEngine.sqlite.rawValue)
+        json.field("sealed_rows", sealed.rows)
+        json.field("rewritten_chunks", sealed.rewritten)
         json.field("started_over", sealed.startedOver)
         json.endObject()
         print(json.text)

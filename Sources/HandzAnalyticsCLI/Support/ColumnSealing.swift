@@ -89,14 +89,30 @@ enum ColumnSealing {
 /// the default, is the column engine when the store's column copy is current, for every query it
 /// answers, and SQLite for the others; `columns` insists on a current column copy; `sqlite` never
 /// reads it. Same numbers (the tests hold the engines together).
+///
+/// A segment store (issue 34) has no events in its SQLite log: its column store is the only
+/// reader, `sqlite` is refused and `auto` never falls back to the (empty) log.
 enum AnalysisEngine: String, ExpressibleByArgument, CaseIterable {
     case auto, columns, sqlite
 
     /// The column engine to try first, per this choice.
     func panels(db: String, catalog: Catalog) throws -> ColumnPanels? {
+        try refuseTheLogOfSegmentStore(db)
         guard self != .sqlite else { return nil }
         if let panels = try ColumnSealing.currentPanels(db: db, catalog: catalog) { return panels }
-        if self == .columns { throw CleanFailure("the column store of \(db) is not current: `handz-analytics layer --db \(db)` seals it") }
+        try requireColumns(db)
         return nil
+    }
+
+    /// Refuses `--via sqlite` on a segment store, whose SQLite log holds none of its events.
+    func refuseTheLogOfSegmentStore(_ db: String) throws {
+        guard self == .sqlite, isSegmentStore(db) else { return }
+        throw ValidationError("--via sqlite reads the SQLite log, which holds none of a segment store's events; `handz-analytics export sqlite --db \(db) --out FILE` writes them as an events table")
+    }
+
+    /// Called when the column store is not current: fails unless this choice may read the log.
+    func requireColumns(_ db: String) throws {
+        guard self == .columns || isSegmentStore(db) else { return }
+        throw CleanFailure("the column store of \(db) is not current: `handz-analytics layer --db \(db)` seals it")
     }
 }

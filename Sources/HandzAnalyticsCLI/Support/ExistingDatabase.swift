@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HandzColumnStore
+import HandzServer
 import HandzStore
 
 /// The one check every command that reads or changes a store makes before opening `--db`: the
@@ -15,6 +16,16 @@ func requireExistingDatabase(_ path: String) throws {
 /// are in `PATH.segments/` and the column store, not in the SQLite file's `events` table.
 func isSegmentStore(_ path: String) -> Bool {
     FileManager.default.fileExists(atPath: SegmentEventStore.segmentsDirectory(forDatabase: path))
+}
+
+/// The write path a store at `path` uses when no `--engine` is given (issue 34): a store keeps
+/// its own engine, and a new one (no file yet) is made with the segment log. A store of the
+/// SQLite log stays one until an operator asks for the one-way upgrade (`layer --engine
+/// segments`, or `serve --engine segments`): it rewrites every stored event, which an upgrade of
+/// the binary should not start by itself.
+func defaultEngine(forDatabase path: String) -> EmbeddedEngine {
+    if isSegmentStore(path) { return .segments }
+    return FileManager.default.fileExists(atPath: path) ? .sqlite : .segments
 }
 
 /// The embedded store at `path` with the engine that wrote it. A segment store's log is held by

@@ -60,6 +60,11 @@ public final class SegmentEventStore: EventStore, @unchecked Sendable {
 
     public var isHealthy: Bool { writer.isHealthy && tables.isHealthy }
 
+    /// Requests written to the segments since the store was opened, counted before their 200 goes
+    /// out: a number that moves with every acknowledged request, which the SQLite file's own
+    /// version does not until the next seal (the served pages' cache keys on both).
+    public var writtenRequests: Int { writer.written.frames }
+
     public func append(_ batch: IngestBatch) async throws(StoreError) -> AppendResult {
         do {
             return try await writer.append(batch)

@@ -51,6 +51,9 @@ enum SegmentStoreUpgrade {
             moved = try tables.handLogToSegments(sealedThroughRowID: sealed.rowID, logChanges: sealed.changes)
             log("upgraded to the segment engine: \(moved) events moved from the SQLite log into the column store")
         }
+        // A new store, or one made before stores recorded their engine: marked, so a reader of
+        // the SQLite file alone (`StoreAnalysis`) knows its log holds none of the events.
+        if try SQLiteEventStore.engine(database) != "segments" { try tables.markSegmentEngineNow() }
         // 4. The watermark of the emptied log (also after a crash between 3 and 4).
         if FileManager.default.fileExists(atPath: columns + "/" + ColumnManifest.fileName),
            try ColumnStore(directory: columns).manifest.sealedThroughRowID > 0, try LogChanges.lastRowID(database) == 0 {

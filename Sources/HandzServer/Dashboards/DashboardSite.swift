@@ -52,7 +52,9 @@ final class DashboardSite: Sendable {
         self.dashboards = dashboards
         self.breakdowns = SiteControls.breakdownOptions(catalog)
         self.sessions = AnalystSessions(keys: keys)
-        self.version = try StoreVersion(path: databasePath)
+        var appended: (@Sendable () -> Int)?
+        if let segments = columns?.segments { appended = { segments.writtenRequests } }
+        self.version = try StoreVersion(path: databasePath, appended: appended)
         self.workers = workers
     }
 
