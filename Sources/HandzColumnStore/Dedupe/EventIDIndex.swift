@@ -135,17 +135,42 @@ public final class EventIDIndex: @unchecked Sendable {
         _ = sealed
     }
 
-    /// Merges the smallest runs together until at most `maxRuns` remain (size-tiered, as LSM
-    /// trees merge): each id is rewritten about log2(runs) times over its life.
+    /// How much receive time the runs merged together may span: a run is merged only with runs
+    /// of the same window (by its newest id's receive time), so retention, which drops a run once
+    /// its newest id is past the cutoff, frees each window's ids at most one window after the
+    /// cutoff passes them. Merged across windows, the oldest ids would live as long as the newest
+    /// (16 bytes an event, kept for ever). 30 days: over a 13-month retention about 14 windows'
+    /// runs, whose filters every new id is looked up in.
+    public static let windowMs: Int64 = 30 * 86_400_000
+
+    /// The window a run belongs to (``windowMs``).
+    static func window(_ run: IDRun) -> Int64 {
+        run.maxReceivedMs >= 0 ? run.maxReceivedMs / windowMs : (run.maxReceivedMs + 1) / windowMs - 1
+    }
+
+    /// Merges runs of one window (``windowMs``) together, size-tiered as LSM trees merge, until
+    /// the newest window has at most `maxRuns` and each older one a single run (no seal adds to
+    /// it any more: receive times only grow). Each id is rewritten about log2(runs) times.
     public func compact(maxRuns: Int = 6) throws(SegmentLogError) {
         try maintenance.withLock { _ throws(SegmentLogError) in try compactHeld(maxRuns: maxRuns) }
+    }
+
+    /// The two smallest runs of the first window that holds more than it should; nil when none does.
+    static func nextMerge(_ runs: [IDRun], maxRuns: Int) -> [IDRun]? {
+        let byWindow = Dictionary(grouping: runs, by: window)
+        guard let newest = byWindow.keys.max() else { return nil }
+        for key in byWindow.keys.sorted() {
+            let group = byWindow[key]!
+            guard group.count > (key == newest ? maxRuns : 1) else { continue }
+            return Array(group.sorted { $0.count < $1.count }.prefix(2))
+        }
+        return nil
     }
 
     private func compactHeld(maxRuns: Int) throws(SegmentLogError) {
         while true {
             let runs = state.withLock { $0.runs }
-            guard runs.count > maxRuns else { return }
-            let smallest = runs.sorted { $0.count < $1.count }.prefix(2)
+            guard let smallest = Self.nextMerge(runs, maxRuns: maxRuns) else { return }
             var merged: [UUIDWords] = []
             for run in smallest { merged += try run.allIDs() }
             let number = state.withLock { state -> UInt64 in

@@ -101,6 +101,32 @@ import Testing
         #expect(try index.contains(new[0]))
     }
 
+    @Test("merges keep each run within one 30-day window of receive time, so retention frees the ids of the windows it passed")
+    func mergesWithinWindows() throws {
+        let directory = try temporaryDirectory("ids-windows").path
+        let index = try EventIDIndex(directory: directory)
+        var stream = IDStream(state: 5)
+        let window = EventIDIndex.windowMs
+        var ids: [[UUIDWords]] = [[], [], []]
+        // Three seals in each of three windows, 100 ids each, one after another in receive time.
+        for w in 0..<3 {
+            for seal in 0..<3 {
+                let batch = (0..<100).map { _ in stream.next() }
+                ids[w] += batch
+                let start = Int64(w) * window + Int64(seal) * 1_000
+                try index.persist(batch, throughSegment: UInt64(w * 3 + seal + 1), minReceivedMs: start, maxReceivedMs: start + 999)
+            }
+        }
+        try index.compact(maxRuns: 2)
+        let runFiles = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".hzids") }
+        #expect(runFiles.count == 1 + 1 + 2, "one run for each finished window, at most maxRuns for the newest: \(runFiles.count)")
+        for id in ids.joined() { #expect(try index.contains(id)) }
+        // Retention past the first window: exactly its ids go; the others stay.
+        #expect(try index.dropRuns(receivedBeforeMs: window) == 300)
+        #expect(try ids[0].allSatisfy { try !index.contains($0) })
+        #expect(try (ids[1] + ids[2]).allSatisfy { try index.contains($0) })
+    }
+
     @Test("a run file no manifest lists (a crash before publishing) is removed; a damaged manifest is refused")
     func crashLeftovers() throws {
         let directory = try temporaryDirectory("ids").path
