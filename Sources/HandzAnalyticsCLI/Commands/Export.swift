@@ -15,6 +15,12 @@ struct Export: ParsableCommand {
         subcommands: [Lake.self, SQLite.self]
     )
 
+    /// The summary's `seconds` field: the export's wall time, to the millisecond.
+    static func seconds(since started: ContinuousClock.Instant, into json: inout JSONText) {
+        json.key("seconds")
+        json.double((((ContinuousClock.now - started) / .seconds(1)) * 1000).rounded() / 1000)
+    }
+
     struct Lake: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the events received in [from, to) as gzip NDJSON partitions dt=YYYY-MM-DD/hour=HH with manifests; re-running rewrites only what changed."
@@ -60,7 +66,6 @@ struct Export: ParsableCommand {
             }
             await source.close()
             let summary = try result.get()
-            let seconds = (ContinuousClock.now - started) / .seconds(1)
             var json = JSONText()
             json.beginObject()
             json.field("partitions_written", summary.written)
@@ -69,8 +74,7 @@ struct Export: ParsableCommand {
             json.field("rows", summary.rows)
             json.field("uncompressed_bytes", summary.uncompressedBytes)
             json.field("compressed_bytes", summary.compressedBytes)
-            json.key("seconds")
-            json.double((seconds * 1000).rounded() / 1000)
+            Export.seconds(since: started, into: &json)
             json.endObject()
             print(json.text)
         }
@@ -127,13 +131,11 @@ struct Export: ParsableCommand {
                 try? FileManager.default.removeItem(atPath: out)
                 throw error
             }
-            let seconds = (ContinuousClock.now - started) / .seconds(1)
             var json = JSONText()
             json.beginObject()
             json.field("events", summary.events)
             json.field("installs", summary.installs)
-            json.key("seconds")
-            json.double((seconds * 1000).rounded() / 1000)
+            Export.seconds(since: started, into: &json)
             json.endObject()
             print(json.text)
         }
