@@ -22,7 +22,7 @@ FROM=2026-03-01 TO=$(date -u -d "2026-03-01 + $DAYS days" +%F)
 
 if [ ! -s "$RUN/store.sqlite" ]; then
   "$BIN" simulate --installs "$INSTALLS" --days "$DAYS" --seed 1 --out "$RUN/events.ndjson"
-  /usr/bin/time -f "import (and seal): %e s, %M KB peak" "$BIN" import --db "$RUN/store.sqlite" "$RUN/events.ndjson" >/dev/null
+  /usr/bin/time -f "import (and seal): %e s, %M KB peak" "$BIN" import --engine sqlite --db "$RUN/store.sqlite" "$RUN/events.ndjson" >/dev/null
   rm -f "$RUN/events.ndjson"
 fi
 events=$(sqlite3 "$RUN/store.sqlite" 'SELECT COUNT(*) FROM events')

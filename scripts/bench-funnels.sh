@@ -23,7 +23,7 @@ if [ ! -s "$RUN/store.sqlite" ]; then
   echo "simulate: $INSTALLS installs, 42 days" >&2
   t "$BIN" simulate --installs "$INSTALLS" --days 42 --seed 1 --out "$RUN/events.ndjson"
   echo "import" >&2
-  t "$BIN" import --db "$RUN/store.sqlite" "$RUN/events.ndjson"
+  t "$BIN" import --engine sqlite --db "$RUN/store.sqlite" "$RUN/events.ndjson"
   rm -f "$RUN/events.ndjson"
 fi
 echo "stored events: $(sqlite3 "$RUN/store.sqlite" 'SELECT COUNT(*) FROM events')" >&2

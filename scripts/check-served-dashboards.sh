@@ -17,7 +17,7 @@ source scripts/lib/workdir.sh
 source scripts/lib/packages.sh
 source scripts/lib/server.sh
 work_run_dir served-dashboards
-mkdir -p "$RUN/screenshots"
+mkdir -p "$RUN/screenshots" "$RUN/guide"
 started=$SECONDS
 
 # --- Debian packages: Chromium, its WebDriver, venv (installed only when missing).
@@ -74,10 +74,19 @@ echo "server on $base (fresh store and keys in $RUN)"
 status=0
 HANDZ_ANALYST_SECRET="$analyst_secret" HANDZ_INGEST_SECRET="$ingest_secret" HANDZ_ADMIN_SECRET="$admin_secret" \
   timeout 600 "$VENV/bin/python" Tests/Interop/served_dashboards_browser.py --base "$base" --binary "$BIN" \
-    --db "$RUN/store.sqlite" --screenshots "$RUN/screenshots" --from "$FROM" --to "$TO" \
+    --db "$RUN/store.sqlite" --screenshots "$RUN/screenshots" --guide-screenshots "$RUN/guide" --from "$FROM" --to "$TO" \
     --analyst-id "$analyst_id" --ingest-id "$ingest_id" --admin-id "$admin_id" || status=$?
 if ! kill -0 "$server" 2>/dev/null; then
   echo "the server exited during the run"; tail -20 "$RUN/serve.log"; exit 1
 fi
 echo "served dashboards check: $((SECONDS - started)) s; screenshots in $RUN/screenshots, server log $RUN/serve.log"
+# The guides' pictures (HandzQuery documentation, "Trends") are this run's: HANDZ_UPDATE_SCREENSHOTS=1
+# copies them into the catalog; otherwise the check only makes sure each picture the guides name was taken.
+for picture in "$RUN"/guide/*.png; do
+  [ -e "$picture" ] || { echo "no guide screenshot was taken"; status=1; break; }
+  if [ "${HANDZ_UPDATE_SCREENSHOTS:-}" = 1 ]; then cp "$picture" Sources/HandzQuery/HandzQuery.docc/Resources/; fi
+done
+for named in $(grep -ho '([a-z-]*\.png)' Sources/HandzQuery/HandzQuery.docc/*.md | tr -d '()' | sort -u); do
+  [ -e "$RUN/guide/$named" ] || { echo "the guides show $named, which this run did not take"; status=1; }
+done
 [ "$status" = 0 ] || { echo "served dashboards check failed (exit $status)"; exit "$status"; }

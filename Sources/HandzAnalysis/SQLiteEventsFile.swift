@@ -5,7 +5,7 @@ import HandzSQLite
 import HandzStore
 
 /// A standalone SQLite file holding the analyst's tables, `events` and `install_first_seen`,
-/// created by ``EventsDDL`` (what `handz-analytics sql ddl --dialect sqlite` prints) and filled
+/// created by `EventsDDL` (what `handz-analytics sql ddl --dialect sqlite` prints) and filled
 /// from a store: what `handz-analytics export sqlite` writes.
 ///
 /// Why it exists (issue 34 §5): a store of the segment engine keeps its events in segment files

@@ -12,7 +12,7 @@ import Testing
     var breakdowns: [String] { SiteControls.breakdownOptions(catalog) }
 
     func parse(_ query: String, explorer: Bool = false) throws(SiteRefusal) -> SiteControls {
-        try SiteControls.parse(FormFields.pairs(query) ?? [], breakdowns: breakdowns, catalog: catalog, explorer: explorer)
+        try SiteControls.parse(FormFields.pairs(query) ?? [], breakdowns: breakdowns, catalog: catalog, page: explorer ? .explorer : .dashboard)
     }
 
     @Test("every control reads back from its canonical query, defaults left out")

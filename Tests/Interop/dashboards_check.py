@@ -131,7 +131,7 @@ def compare(panel, tables, result, index):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
-    parser.add_argument("--db", required=True)
+    parser.add_argument("--db", required=True, help="a SQLite file with the store's events table (handz-analytics export sqlite)")
     parser.add_argument("--work", required=True)
     parser.add_argument("--screenshots", required=True)
     parser.add_argument("--grafana", required=True)

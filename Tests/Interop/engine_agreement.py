@@ -289,6 +289,48 @@ LAKE_READING_CASES = {"funnel F0 actor user", "funnel F0 breakdown catalog_versi
 PANELS = [("launch_health", "crash_free_sessions")]
 
 
+def trend_rows(rows):
+    """A trend's rows (series, period, value, other, n) as a set: the SQL leaves ordering to the reader."""
+    return sorted((int(r[0]), int(r[1]), r[2], int(r[3]), int(r[4])) for r in rows)
+
+
+def trend_expected(report):
+    """The rows the SQL gives for `trend --format json`: a period's count where there were any,
+    and each line's total over the range (a line without events has no rows)."""
+    out = []
+    for line in report["lines"]:
+        value, other = line.get("value"), int(line.get("other", False))
+        out += [(line["series"], period, value, other, count) for period, count in enumerate(line["counts"]) if count > 0]
+        if line["total"] > 0:
+            out.append((line["series"], -1, value, other, line["total"]))
+    return sorted(out)
+
+
+def retention_expected(report):
+    """The rows the SQL gives for `retention --format json`: per cohort, its actors by their last
+    ended period (eligible for period n and not n + 1; -1: none), and the returned per period."""
+    out = []
+    for c, cohort in enumerate(report["cohorts"]):
+        eligible = [cohort["actors"]] + cohort["eligible"] + [0]
+        out += [(0, c, last, eligible[last + 1] - eligible[last + 2]) for last in range(-1, len(cohort["eligible"])) if eligible[last + 1] > eligible[last + 2]]
+        out += [(1, c, n, count) for n, count in enumerate(cohort["returned"]) if count > 0]
+    return sorted(out)
+
+
+RETENTION = [("day", "app_open", "install"), ("week", "any", "install"), ("day", "flow_saved_success|practice_session_started", "user")]
+
+
+# Trends (issue 35 §1): every measure and interval, several series with a union and a filter, and
+# breakdowns by an event property and a release dimension.
+TRENDS = [
+    ("app_open", "events", "day", None),
+    ("app_open,screen_viewed", "installs", "week", None),
+    ("app_open[launch_source=push|deep_link],flow_saved_success|flow_draft_created", "users", "day", None),
+    ("app_open", "sessions", "month", "launch_source"),
+    ("app_open,screen_viewed", "installs", "day", "app_version"),
+]
+
+
 def kpi_expected(report):
     if report["measure"] == "cohort_median_time":
         return ("median", report["median_ms"], report["denominator"])
@@ -318,6 +360,14 @@ def cases(catalog_kpis, start, end, narrow_from, narrow_to):
     for dashboard, panel in PANELS:
         out.append((f"panel {dashboard}/{panel}", "panel", [dashboard, panel, *full]))
         out.append((f"panel {dashboard}/{panel} narrow", "panel", [dashboard, panel, *narrow]))
+    for interval, returning, actor in RETENTION:
+        for name, bounds in (("", full), (" narrow", narrow)):
+            out.append((f"retention per {interval} returning {returning} by {actor}{name}", "retention",
+                        ["--interval", interval, "--returning", returning, "--actor", actor, *bounds]))
+    for series, measure, interval, breakdown in TRENDS:
+        for name, bounds in (("", full), (" narrow", narrow)):
+            arguments = ["--series", series, "--measure", measure, "--interval", interval, *bounds] + (["--breakdown", breakdown] if breakdown else [])
+            out.append((f"trend {series} {measure} per {interval}{' by ' + breakdown if breakdown else ''}{name}", "trend", arguments))
     return out
 
 
@@ -366,7 +416,8 @@ def main():
             expected[label] = panel_rows(store.query(cli(args.binary, "sql", "panel", *arguments, "--dialect", "sqlite")))
             continue
         report = json.loads(cli(args.binary, kind, *arguments, "--db", args.db, "--format", "json"), parse_float=Decimal)
-        expected[label] = funnel_expected(report) if kind == "funnel" else kpi_expected(report)
+        expected[label] = (funnel_expected(report) if kind == "funnel" else trend_expected(report) if kind == "trend"
+                           else retention_expected(report) if kind == "retention" else kpi_expected(report))
     store.close()
     measures = {}
     for label, kind, arguments in all_cases:
@@ -426,8 +477,8 @@ def main():
             failures += 1
             print(f"FAIL {name}: loaded {seen} first-seen rows, expected {len(first_seen)}")
         mismatches = 0
-        # `sql panel` has no --lake: the lake engines run funnels and KPIs only.
-        engine_cases = [case for case in all_cases if not (lake and case[1] == "panel")]
+        # `sql panel`, `sql trend` and `sql retention` have no --lake: the lake engines run funnels and KPIs only.
+        engine_cases = [case for case in all_cases if not (lake and case[1] in ("panel", "trend", "retention"))]
         if lake and args.lake_cases == "reading":
             engine_cases = [case for case in engine_cases if case[0] in LAKE_READING_CASES or
                             (case[1] in ("funnel", "kpi") and case[2][1:] == ["--from", args.start, "--to", args.end])]
@@ -448,11 +499,12 @@ def main():
             elapsed = time.monotonic() - query_started
             if elapsed > 5:
                 print(f"slow: {name} {label} {elapsed:.1f} s")
-            got = funnel_rows(result) if kind == "funnel" else panel_rows(result) if kind == "panel" else kpi_rows(measures[label], result)
+            got = (funnel_rows(result) if kind == "funnel" else panel_rows(result) if kind == "panel" else trend_rows(result) if kind == "trend"
+                   else panel_rows(result) if kind == "retention" else kpi_rows(measures[label], result))
             if got != expected[label]:
                 failures += 1
                 mismatches += 1
-                if kind == "panel":
+                if kind in ("panel", "trend", "retention"):
                     print(f"FAIL {name} {label}: {len(got)} rows, {sum(a != b for a, b in zip(got, expected[label]))} differ from SQLite's {len(expected[label])}")
                 else:
                     print(f"FAIL {name} {label}:\n  sqlite: {sorted(expected[label].items(), key=str) if kind == 'funnel' else expected[label]}\n"

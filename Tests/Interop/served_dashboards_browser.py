@@ -19,7 +19,11 @@ plain urllib for what a browser hides (status codes, headers, redirects):
     `funnel --steps`, and the URL carries the text form;
  8. an unknown event in the explorer: 400 and an error that does not repeat it; crafted parameters:
     400 (404 for an unknown dashboard) and never reflected;
- 9. logout: the session is gone (browser and the old cookie alike).
+ 9. trends (issue 35 §1): two series picked with the selects, installs per week; a filtered series
+    typed as text, users per day broken down by launch_source: every period and total equals
+    `trend` on the same store, the URL carries the text form;
+10. retention (issue 35 §2): daily cohorts returning on any event, every count equal to `retention`;
+11. logout: the session is gone (browser and the old cookie alike).
 
 A PNG screenshot after every step (NN-name.png). Never prints event values or secrets: only ids,
 counts and pass/fail. Exits 1 with a summary of the failures.
@@ -208,13 +212,18 @@ class Browser:
     def quit(self):
         self.driver.quit()
 
-    def shot(self, name):
+    def shot(self, name, guide=False):
+        """A screenshot NN-name.png; with `guide`, also name.png in --guide-screenshots (the
+        pictures the guides show, taken by this check)."""
         self.step += 1
-        path = os.path.join(self.opts.screenshots, f"{self.step:02d}-{name}.png")
-        try:
-            check(self.driver.save_screenshot(path), f"screenshot {os.path.basename(path)}")
-        except WebDriverException as error:
-            check(False, f"screenshot {os.path.basename(path)}: {type(error).__name__}")
+        paths = [os.path.join(self.opts.screenshots, f"{self.step:02d}-{name}.png")]
+        if guide and self.opts.guide_screenshots:
+            paths.append(os.path.join(self.opts.guide_screenshots, f"{name}.png"))
+        for path in paths:
+            try:
+                check(self.driver.save_screenshot(path), f"screenshot {os.path.basename(path)}")
+            except WebDriverException as error:
+                check(False, f"screenshot {os.path.basename(path)}: {type(error).__name__}")
 
     def wait(self, condition, what):
         try:
@@ -601,6 +610,86 @@ def step_explorer(browser, opts, start, end):
     browser.shot("explorer-text")
 
 
+def cli_trend(opts, start, end_exclusive, series, measure, interval, breakdown=None):
+    args = ["trend", "--db", opts.db, "--series", series, "--measure", measure, "--interval", interval,
+            "--from", start.isoformat(), "--to", end_exclusive.isoformat(), "--format", "json"]
+    return cli(opts.binary, args + (["--breakdown", breakdown] if breakdown else []))
+
+
+def draw_over(browser, start, end, what):
+    """An insight page's custom range set through the form, then its Draw button."""
+    browser.select("#range", "custom", what)
+    browser.set_value("#from", start.isoformat())
+    browser.set_value("#to", end.isoformat())
+    draw = browser.one("#draw", what)
+    if draw is not None:
+        browser.submit_with(draw, what)
+
+
+def check_trend(browser, opts, start, end, series, measure, interval, what, breakdown=None):
+    """The page's table of periods and its totals against `trend` over the same days (the page's
+    `to` is inclusive, the CLI's exclusive)."""
+    query = browser.query
+    check(query.get("series") == [series], f"{what}: the URL carries series= ({series})")
+    check(len(browser.find(".error")) == 0, f"{what}: no .error")
+    report = cli_trend(opts, start, end + timedelta(days=1), series, measure, interval, breakdown)
+    rows = browser.find("#p-trend-table tbody tr")
+    check(len(rows) == len(report["periods"]), f"{what}: {len(rows)} periods on the page = CLI {len(report['periods'])}")
+    for index, row in enumerate(rows):
+        cells = [number(text_of(cell)) for cell in row.find_elements(By.CSS_SELECTOR, "td")]
+        expected = [line["counts"][index] for line in report["lines"]]
+        check(cells == expected, f"{what}: period {index + 1}: page {cells} = CLI {expected}")
+    totals = [number(text_of(row.find_elements(By.CSS_SELECTOR, "td")[0])) for row in browser.find("#p-trend-totals tbody tr")]
+    check(totals == [line["total"] for line in report["lines"]], f"{what}: totals page {totals} = CLI {[line['total'] for line in report['lines']]}")
+    check(len(browser.find("#p-trend-chart polyline")) >= 1, f"{what}: the chart draws its lines")
+
+
+def step_trends(browser, opts, start, end):
+    print("== 9. trends")
+    browser.get("/dashboards/trends")
+    browser.shot("trends")
+    what = "trends, two series from the selects, installs per week"
+    for index, event in enumerate(["app_open", "screen_viewed"], 1):
+        browser.select(f"#event-{index}", event, what)
+    browser.select("#measure", "installs", what)
+    browser.select("#interval", "week", what)
+    draw_over(browser, start, end, what)
+    check_trend(browser, opts, start, end, "app_open,screen_viewed", "installs", "week", what)
+    browser.shot("trends-installs-per-week", guide=True)
+
+    what = "trends, a filtered series typed as text, users per day by launch_source"
+    series = "app_open[launch_source=push|deep_link|direct]"
+    browser.get("/dashboards/trends")
+    browser.set_value("#series", series)
+    browser.select("#measure", "users", what)
+    browser.select("#breakdown", "launch_source", what)
+    draw_over(browser, start, end, what)
+    check_trend(browser, opts, start, end, series, "users", "day", what, breakdown="launch_source")
+    browser.shot("trends-users-by-launch-source", guide=True)
+
+
+def step_retention(browser, opts, start, end):
+    print("== 10. retention")
+    what = "retention, daily cohorts of installs returning on any event"
+    browser.get("/dashboards/retention")
+    browser.select("#interval", "day", what)
+    browser.set_value("#returning", "any")
+    draw_over(browser, start, end, what)
+    check(browser.query.get("returning") == ["any"] and browser.query.get("interval") == ["day"], f"{what}: the URL carries the controls")
+    check(len(browser.find(".error")) == 0, f"{what}: no .error")
+    report = cli(opts.binary, ["retention", "--db", opts.db, "--interval", "day", "--returning", "any", "--from", start.isoformat(),
+                               "--to", (end + timedelta(days=1)).isoformat(), "--format", "json"])
+    rows = browser.find("#p-retention-counts tbody tr")
+    cohorts = report["cohorts"] + [report["overall"]]
+    check(len(rows) == len(cohorts), f"{what}: {len(rows)} rows = CLI's {len(cohorts)} cohorts and the curve")
+    for row, cohort in zip(rows, cohorts):
+        cells = [text_of(cell) for cell in row.find_elements(By.CSS_SELECTOR, "td")]
+        expected = [f"{cohort['actors']:,}"] + [f"{r:,} / {e:,}" for r, e in zip(cohort["returned"], cohort["eligible"])]
+        check(cells == expected, f"{what}: cohort {text_of(row.find_elements(By.CSS_SELECTOR, 'th')[0])}: page = CLI")
+    check(len(browser.find("#p-retention-chart polyline")) >= 1, f"{what}: the curve is drawn")
+    browser.shot("retention-daily-any-event", guide=True)
+
+
 def step_refusals(browser, opts, start, end):
     print("== 8. an unknown event and crafted parameters: 400, never reflected")
     unknown = "no_such_event"
@@ -646,7 +735,7 @@ def step_refusals(browser, opts, start, end):
 
 
 def step_logout(browser, opts):
-    print("== 9. logout")
+    print("== 11. logout")
     browser.get("/dashboards/")
     old_session = browser.session_cookie()
     buttons = browser.find('form[action="/dashboards/logout"] button, form[action="/dashboards/logout"] input[type="submit"]')
@@ -676,6 +765,7 @@ def main():
     parser.add_argument("--binary", required=True)
     parser.add_argument("--db", required=True)
     parser.add_argument("--screenshots", required=True)
+    parser.add_argument("--guide-screenshots", help="a directory for the screenshots the guides show (scripts/check-served-dashboards.sh)")
     parser.add_argument("--from", dest="start", required=True, type=date.fromisoformat)
     parser.add_argument("--to", dest="end", required=True, type=date.fromisoformat, help="the last day, inclusive")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
@@ -728,6 +818,8 @@ def main():
                 guarded("compare", step_compare, browser, opts, opts.start + timedelta(days=days // 2), opts.end, "second-half")
             guarded("breakdown", step_breakdown, browser, opts, opts.start, opts.end)
             guarded("explorer", step_explorer, browser, opts, opts.start, opts.end)
+            guarded("trends", step_trends, browser, opts, opts.start, opts.end)
+            guarded("retention", step_retention, browser, opts, opts.start, opts.end)
             guarded("refusals", step_refusals, browser, opts, opts.start, opts.end)
             guarded("logout", step_logout, browser, opts)
     except Exception as error:  # noqa: BLE001

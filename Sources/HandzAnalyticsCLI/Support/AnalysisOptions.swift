@@ -94,6 +94,12 @@ func openForAnalysis(_ db: String, catalog: Catalog) throws -> StoreAnalysis {
     return try StoreAnalysis(path: db, catalog: catalog)
 }
 
+/// `--from` and `--to` of `trend` and `retention`: both required, each a UTC date or ISO-8601 time.
+func validateRange(from: String, to: String) throws {
+    guard TimestampFormat.milliseconds(from) != nil else { throw ValidationError("--from must be a UTC date (2026-03-01) or ISO-8601 time") }
+    guard TimestampFormat.milliseconds(to) != nil else { throw ValidationError("--to must be a UTC date (2026-03-01) or ISO-8601 time") }
+}
+
 /// A query error is a usage error: the request named something the catalog does not allow.
 func usage<T>(_ body: () throws -> T) throws -> T {
     do {

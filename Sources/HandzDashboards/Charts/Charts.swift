@@ -79,14 +79,17 @@ enum Charts {
     /// Daily series: one polyline per series over the days of the range; nil points are gaps.
     /// `previous`: the previous period's series, day for day (the served pages' comparison), drawn
     /// faded and dashed in their series' colour.
+    /// `periods`: labels of other periods than days (a trend's weeks or months) and the axis's
+    /// title; nil for days from `fromMs`.
     static func timeSeries(id: String, title: String, fromMs: Int64, days: Int, series: [(name: String, values: [Double?])], unit: String, percent: Bool,
-                           previous: [(name: String, values: [Double?])] = []) -> String {
-        var canvas = SVGCanvas(id: id, title: title, summary: "Daily time series over \(days) days of \(series.map(\.name).joined(separator: ", ")), in \(unit)"
+                           previous: [(name: String, values: [Double?])] = [], periods: (labels: [String], axis: String)? = nil) -> String {
+        let over = periods.map { "Time series over \(days) periods (\($0.axis))" } ?? "Daily time series over \(days) days"
+        var canvas = SVGCanvas(id: id, title: title, summary: "\(over) of \(series.map(\.name).joined(separator: ", ")), in \(unit)"
                                + (previous.isEmpty ? "." : "; faded dashed lines are the previous period of the same length, day for day."))
         let scaleFactor = percent ? 100.0 : 1.0
         let maximum = (series + previous).flatMap { $0.values.compactMap { $0 } }.max().map { $0 * scaleFactor } ?? 0
         canvas.valueAxis(maximum: maximum, unit: unit, percent: percent)
-        canvas.categoryAxis(title: "Day (UTC)")
+        canvas.categoryAxis(title: periods?.axis ?? "Day (UTC)")
         let scale = SVGCanvas.ticks(maximum, integers: !percent).last!
         let step = SVGCanvas.plotWidth / Double(max(days, 1))
         func x(_ day: Int) -> Double { SVGCanvas.left + step * (Double(day) + 0.5) }
@@ -94,7 +97,8 @@ enum Charts {
         let labelEvery = max(1, Int(ceil(Double(days) / 7)))
         for day in stride(from: 0, to: days, by: labelEvery) {
             canvas.line(x(day), SVGCanvas.top + SVGCanvas.plotHeight, x(day), SVGCanvas.top + SVGCanvas.plotHeight + 4, stroke: "#4a5568")
-            canvas.text(x(day), SVGCanvas.top + SVGCanvas.plotHeight + 16, String(Format.date(fromMs + Int64(day) * 86_400_000).dropFirst(5)), size: 10)
+            let label = periods.map { $0.labels[day] } ?? String(Format.date(fromMs + Int64(day) * 86_400_000).dropFirst(5))
+            canvas.text(x(day), SVGCanvas.top + SVGCanvas.plotHeight + 16, label, size: 10)
         }
         for (index, entry) in previous.enumerated() {
             var segments: [[String]] = [[]]

@@ -50,8 +50,31 @@ public struct SiteControls: Sendable, Hashable {
     public var panel = PanelControls()
     /// The explorer's funnel, in `AdHocFunnel`'s text form (checked against the catalog).
     public var steps: String?
+    /// The trends page's series, in `TrendQuery`'s text form (checked against the catalog), what
+    /// it counts and per which period (issue 35 §1).
+    public var series: String?
+    public var measure = TrendQuery.Measure.events
+    public var interval = TrendQuery.Interval.day
+    /// The retention page's returning series (`RetentionQuery.returning`: a series or `any`;
+    /// nil: app_open, the KPIs').
+    public var returning: String?
 
     public init() {}
+
+    /// Which page the controls are for: each takes the common controls and its own.
+    public enum Page: Sendable {
+        case dashboard, explorer, trends, retention
+
+        /// The parameters only this page takes.
+        var ownParameters: Set<String> {
+            switch self {
+            case .dashboard: []
+            case .explorer: ["steps", "step"]
+            case .trends: ["series", "event", "measure", "interval"]
+            case .retention: ["returning", "interval"]
+            }
+        }
+    }
 
     /// The longest range a page computes (ten years, as `dashboard render`).
     public static let maxDays: Int64 = 3660
@@ -59,19 +82,24 @@ public struct SiteControls: Sendable, Hashable {
     public static let maxWindowSeconds: Int64 = 90 * 86_400
     static let dayMs: Int64 = 86_400_000
 
-    /// The parameters a page takes; `step` (the explorer's step pickers) may repeat.
-    public static let parameterNames = ["range", "from", "to", "compare", "breakdown", "actor", "window", "steps", "step"]
+    /// The parameters the pages take; `step` (the explorer's step pickers) and `event` (the trends
+    /// page's) may repeat.
+    public static let parameterNames = ["range", "from", "to", "compare", "breakdown", "actor", "window", "steps", "step",
+                                        "series", "event", "measure", "interval", "returning"]
+    static let pageParameters: Set<String> = Page.explorer.ownParameters.union(Page.trends.ownParameters).union(Page.retention.ownParameters)
 
     /// Reads `items` (decoded name/value pairs, in order). `breakdowns` are the properties a
-    /// breakdown may name (``breakdownOptions(_:)``); `catalog` checks the explorer's steps.
-    public static func parse(_ items: [(name: String, value: String)], breakdowns: [String], catalog: Catalog, explorer: Bool) throws(SiteRefusal) -> SiteControls {
+    /// breakdown may name (``breakdownOptions(_:)``); `catalog` checks the explorer's steps and
+    /// the trends page's series.
+    public static func parse(_ items: [(name: String, value: String)], breakdowns: [String], catalog: Catalog, page: Page) throws(SiteRefusal) -> SiteControls {
         var controls = SiteControls()
         var seen = Set<String>()
         var pickedSteps: [String] = []
+        var pickedSeries: [String] = []
         var fromText: String?, toText: String?
         for (name, value) in items {
-            guard parameterNames.contains(name), explorer || !["steps", "step"].contains(name) else { throw .unknownParameter }
-            guard name == "step" || seen.insert(name).inserted else { throw .repeated(name) }
+            guard parameterNames.contains(name), !pageParameters.contains(name) || page.ownParameters.contains(name) else { throw .unknownParameter }
+            guard name == "step" || name == "event" || seen.insert(name).inserted else { throw .repeated(name) }
             guard value.utf8.count <= 4_096 else { throw .invalid(name) }
             if value.isEmpty { continue }
             switch name {
@@ -93,6 +121,24 @@ public struct SiteControls: Sendable, Hashable {
                 guard let seconds = windowSeconds(value), seconds <= maxWindowSeconds else { throw .invalid(name) }
                 controls.panel.windowSeconds = seconds
             case "steps": controls.steps = value
+            case "series": controls.series = value
+            case "measure":
+                guard let measure = TrendQuery.Measure(rawValue: value) else { throw .invalid(name) }
+                controls.measure = measure
+            case "interval":
+                // Retention has days and weeks only.
+                guard let interval = TrendQuery.Interval(rawValue: value), page != .retention || interval != .month else { throw .invalid(name) }
+                controls.interval = interval
+            case "returning":
+                do {
+                    _ = try RetentionQuery.returning(value, catalog: catalog)
+                } catch {
+                    throw .retention(error.description)
+                }
+                controls.returning = value
+            case "event":
+                guard catalog.event(named: value)?.isEnabled == true else { throw .invalid(name) }
+                pickedSeries.append(value)
             default:
                 guard catalog.event(named: value)?.isEnabled == true else { throw .invalid("step") }
                 pickedSteps.append(value)
@@ -106,6 +152,14 @@ public struct SiteControls: Sendable, Hashable {
             (controls.fromDayMs, controls.toDayMs) = (from, to)
         }
         if controls.steps == nil, !pickedSteps.isEmpty { controls.steps = pickedSteps.joined(separator: ",") }
+        if controls.series == nil, !pickedSeries.isEmpty { controls.series = pickedSeries.joined(separator: ",") }
+        if let series = controls.series {
+            do {
+                _ = try TrendQuery.series(series, catalog: catalog)
+            } catch {
+                throw .trend(error.description)
+            }
+        }
         if let steps = controls.steps {
             do {
                 // Checked here so a refusal happens before anything runs; the message says which
@@ -156,6 +210,10 @@ public struct SiteControls: Sendable, Hashable {
         if panel.actor != .install { items.append(("actor", panel.actor.rawValue)) }
         if let window = panel.windowSeconds { items.append(("window", DurationText.text(seconds: window))) }
         if let steps { items.append(("steps", steps)) }
+        if let series { items.append(("series", series)) }
+        if measure != .events { items.append(("measure", measure.rawValue)) }
+        if interval != .day { items.append(("interval", interval.rawValue)) }
+        if let returning { items.append(("returning", returning)) }
         return items.map { "\($0.0)=\(Self.percentEncoded($0.1))" }.joined(separator: "&")
     }
 
@@ -199,6 +257,10 @@ public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     /// An explorer funnel the catalog refuses; the message is `AdHocFunnel`'s, which never
     /// repeats the text.
     case funnel(String)
+    /// Trend series the catalog refuses (`TrendQuery`'s message, which never repeats the text).
+    case trend(String)
+    /// A returning series the catalog refuses (same rule).
+    case retention(String)
 
     public var code: String {
         switch self {
@@ -207,6 +269,8 @@ public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalid: "invalid_parameter"
         case .invalidRange: "invalid_range"
         case .funnel: "invalid_funnel"
+        case .trend: "invalid_series"
+        case .retention: "invalid_returning"
         }
     }
 
@@ -217,6 +281,8 @@ public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalid(let name): "The value of “\(name)” is not one this page accepts (\(Self.expected(name)))."
         case .invalidRange: "The range must start on or before its last day, and span at most \(SiteControls.maxDays) days."
         case .funnel(let reason): "The funnel cannot be run: \(reason)."
+        case .trend(let reason): "The trend cannot be drawn: \(reason)."
+        case .retention(let reason): "The retention matrix cannot be drawn: \(reason)."
         }
     }
 
@@ -228,7 +294,9 @@ public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case "breakdown": "one of the closed-set properties in the list"
         case "actor": "install or user"
         case "window": "a duration such as 7d, 48h or 3600s, at most 90d"
-        case "step": "an enabled event of the catalog"
+        case "step", "event": "an enabled event of the catalog"
+        case "measure": "one of " + TrendQuery.Measure.allCases.map(\.rawValue).joined(separator: ", ")
+        case "interval": "one of " + TrendQuery.Interval.allCases.map(\.rawValue).joined(separator: ", ")
         default: "see the form"
         }
     }

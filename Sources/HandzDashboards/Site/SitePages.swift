@@ -57,7 +57,9 @@ public enum SitePages {
         for dashboard in dashboards {
             body += "<li><a class=\"dashboard-link\" href=\"\(HTML.escape(link(dashboard: dashboard.id, controls)))\">\(HTML.escape(dashboard.title))</a> <span class=\"spec\">\(HTML.escape(dashboard.spec))</span> — \(HTML.escape(dashboard.description)) (\(dashboard.panels.count) panels)</li>\n"
         }
-        body += "<li><a href=\"\(HTML.escape(root + "/explore" + suffix(controls)))\">Funnel explorer</a> — any 2 to \(FunnelDefinition.maxSteps) enabled events, with filters, a window and a breakdown.</li>\n</ul>\n"
+        body += "<li><a href=\"\(HTML.escape(root + "/explore" + suffix(controls)))\">Funnel explorer</a> — any 2 to \(FunnelDefinition.maxSteps) enabled events, with filters, a window and a breakdown.</li>\n"
+        body += "<li><a href=\"\(HTML.escape(root + "/trends" + suffix(controls)))\">Trends</a> — events, installs, users or sessions of up to \(TrendQuery.maxSeries) event series per day, week or month, with filters and a breakdown.</li>\n"
+        body += "<li><a href=\"\(HTML.escape(root + "/retention" + suffix(controls)))\">Retention</a> — cohorts by day or week of install time, who came back in each day (0–30) or week (0–12) after, and the curve; D1, D7 and D30 as the KPIs count them.</li>\n</ul>\n"
         return Report.document(title: "Handz analytics dashboards", body: body, generator: generator)
     }
 
@@ -138,6 +140,7 @@ public enum SitePages {
     static func suffix(_ controls: SiteControls) -> String {
         var kept = controls
         kept.steps = nil
+        (kept.series, kept.measure, kept.interval, kept.returning) = (nil, .events, .day, nil)
         let query = kept.query
         return query.isEmpty ? "" : "?" + query
     }
@@ -149,12 +152,15 @@ public enum SitePages {
             out += " · " + (dashboard.id == current ? "<strong>\(title)</strong>" : "<a href=\"\(HTML.escape(link(dashboard: dashboard.id, controls)))\">\(title)</a>")
         }
         out += " · " + (current == "explore" ? "<strong>Funnel explorer</strong>" : "<a href=\"\(HTML.escape(root + "/explore" + suffix(controls)))\">Funnel explorer</a>")
+        out += " · " + (current == "trends" ? "<strong>Trends</strong>" : "<a href=\"\(HTML.escape(root + "/trends" + suffix(controls)))\">Trends</a>")
+        out += " · " + (current == "retention" ? "<strong>Retention</strong>" : "<a href=\"\(HTML.escape(root + "/retention" + suffix(controls)))\">Retention</a>")
         out += " · <form class=\"inline\" method=\"post\" action=\"\(root)/logout\"><button id=\"logout\" type=\"submit\">Sign out</button></form></nav>\n"
         return out
     }
 
     /// The range, comparison, breakdown, actor and window controls as one GET form.
-    static func controlsForm(id: String, action: String, controls: SiteControls, breakdowns: [String], submit: (id: String, label: String), extra: String = "") -> String {
+    static func controlsForm(id: String, action: String, controls: SiteControls, breakdowns: [String], submit: (id: String, label: String), extra: String = "",
+                             funnelControls: Bool = true, breakdown: Bool = true) -> String {
         var out = "<form id=\"\(id)\" class=\"controls\" method=\"get\" action=\"\(HTML.escape(action))\">\n" + extra
         out += "<label for=\"range\">Range <select id=\"range\" name=\"range\">"
         for preset in SiteControls.RangePreset.allCases {
@@ -164,9 +170,12 @@ public enum SitePages {
         out += "<label for=\"from\">From <input type=\"date\" id=\"from\" name=\"from\" value=\"\(controls.fromDayMs.map(Format.date) ?? "")\"></label>\n"
         out += "<label for=\"to\">To (inclusive) <input type=\"date\" id=\"to\" name=\"to\" value=\"\(controls.toDayMs.map(Format.date) ?? "")\"></label>\n"
         out += "<label for=\"compare\"><span><input type=\"checkbox\" id=\"compare\" name=\"compare\" value=\"previous\"\(controls.compare ? " checked" : "")> Compare with the previous period</span></label>\n"
-        out += "<label for=\"breakdown\">Breakdown <select id=\"breakdown\" name=\"breakdown\"><option value=\"\">none</option>"
-        for name in breakdowns { out += "<option\(name == controls.panel.breakdown ? " selected" : "")>\(HTML.escape(name))</option>" }
-        out += "</select></label>\n"
+        if breakdown {
+            out += "<label for=\"breakdown\">Breakdown <select id=\"breakdown\" name=\"breakdown\"><option value=\"\">none</option>"
+            for name in breakdowns { out += "<option\(name == controls.panel.breakdown ? " selected" : "")>\(HTML.escape(name))</option>" }
+            out += "</select></label>\n"
+        }
+        guard funnelControls else { return out + "<button id=\"\(submit.id)\" type=\"submit\">\(HTML.escape(submit.label))</button>\n</form>\n" }
         out += "<label for=\"actor\">Count <select id=\"actor\" name=\"actor\">"
         for actor in ActorKind.allCases { out += "<option value=\"\(actor.rawValue)\"\(actor == controls.panel.actor ? " selected" : "")>\(actor == .user ? "users (signed in)" : "installs")</option>" }
         out += "</select></label>\n"

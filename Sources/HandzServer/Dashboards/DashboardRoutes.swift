@@ -50,6 +50,12 @@ enum DashboardRoutes {
         router.get(RouterPath(root + "/explore")) { request, _ in
             respond(await site.page(.explorer, query: request.uri.query ?? "", cookie: cookies(request)))
         }
+        router.get(RouterPath(root + "/trends")) { request, _ in
+            respond(await site.page(.trends, query: request.uri.query ?? "", cookie: cookies(request)))
+        }
+        router.get(RouterPath(root + "/retention")) { request, _ in
+            respond(await site.page(.retention, query: request.uri.query ?? "", cookie: cookies(request)))
+        }
         router.get(RouterPath(root + "/d/:dashboard")) { request, context in
             respond(await site.page(.dashboard(context.parameters.get("dashboard") ?? ""), query: request.uri.query ?? "", cookie: cookies(request)))
         }

@@ -145,6 +145,8 @@ final class DashboardSite: Sendable {
         case index
         case dashboard(String)
         case explorer
+        case trends
+        case retention
     }
 
     /// A GET of a page: the sign-in check, then the controls, then the page (cached when its
@@ -161,11 +163,26 @@ final class DashboardSite: Sendable {
         guard let items = FormFields.pairs(query) else { return refused(.invalid("query")) }
         let controls: SiteControls
         do {
-            controls = try SiteControls.parse(items, breakdowns: breakdowns, catalog: catalog, explorer: { if case .explorer = route { true } else { false } }())
+            let page: SiteControls.Page
+            switch route {
+            case .explorer: page = .explorer
+            case .trends: page = .trends
+            case .retention: page = .retention
+            case .index, .dashboard: page = .dashboard
+            }
+            controls = try SiteControls.parse(items, breakdowns: breakdowns, catalog: catalog, page: page)
         } catch {
             if case .explorer = route, case .funnel = error {
                 return SiteAnswer(status: 400, html: SitePages.explorer(catalog: catalog, controls: SiteControls(), breakdowns: breakdowns, range: (0, 0),
                                                                       report: nil, previous: nil, refusal: error.description, provenance: nil))
+            }
+            if case .trends = route, case .trend = error {
+                return SiteAnswer(status: 400, html: SitePages.trends(catalog: catalog, controls: SiteControls(), breakdowns: breakdowns, report: nil,
+                                                                    previous: nil, refusal: error.description, provenance: nil))
+            }
+            if case .retention = route, case .retention = error {
+                return SiteAnswer(status: 400, html: SitePages.retention(catalog: catalog, controls: SiteControls(), breakdowns: breakdowns, report: nil,
+                                                                       previous: nil, refusal: error.description, provenance: nil))
             }
             return refused(error)
         }
@@ -188,6 +205,21 @@ final class DashboardSite: Sendable {
             }
             return await rendered(key: "explore", controls: controls) { range, previous in
                 try self.explorerPage(controls: controls, range: range, previous: previous)
+            }
+        case .trends:
+            // Event pickers become the text form in the address, so the view can be bookmarked.
+            if items.contains(where: { $0.name == "event" }) { return .redirect(SitePages.root + "/trends?" + controls.query) }
+            guard controls.series != nil else {
+                return SiteAnswer(status: 200, html: SitePages.trends(catalog: catalog, controls: controls, breakdowns: breakdowns, report: nil,
+                                                                    previous: nil, refusal: nil, provenance: nil))
+            }
+            return await rendered(key: "trends", controls: controls) { range, previous in
+                try self.trendsPage(controls: controls, range: range, previous: previous)
+            }
+        case .retention:
+            // The cohorts of the range, always drawn (the default: app_open, installs, days).
+            return await rendered(key: "retention", controls: controls) { range, previous in
+                try self.retentionPage(controls: controls, range: range, previous: previous)
             }
         }
     }
@@ -325,6 +357,56 @@ final class DashboardSite: Sendable {
         return SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: range, report: report, previous: before,
                                   refusal: nil, provenance: provenance(since: started, columns: engine != nil),
                                   notes: availability.notes(for: funnel, dataVersions: versions))
+    }
+
+    /// The trends page (issue 35 §1): the trend of the controls' series over the range, and over
+    /// the previous period when compared; the breakdown's top values and "(other)".
+    func trendsPage(controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?) throws -> String {
+        let started = ContinuousClock.now
+        let series = try TrendQuery.series(controls.series ?? "", catalog: catalog)
+        let query = { (from: Int64, to: Int64) in
+            TrendQuery(series: series, measure: controls.measure, interval: controls.interval, fromMs: from, toMs: to,
+                       breakdown: controls.panel.breakdown, breakdownLimit: BreakdownLimit.values)
+        }
+        do {
+            try query(range.fromMs, range.toMs).validate(catalog)
+        } catch {
+            throw SiteRefusal.trend(error.description)
+        }
+        let engine = columnEngine()
+        let run = { (query: TrendQuery) throws -> TrendReport in
+            if let engine { return try ColumnTrend(store: engine.store, catalog: self.catalog).run(query) }
+            return try StoreAnalysis(path: self.databasePath, catalog: self.catalog).trend(query)
+        }
+        let report = try run(query(range.fromMs, range.toMs))
+        let before = try previous.map { try run(query($0.fromMs, $0.toMs)) }
+        return SitePages.trends(catalog: catalog, controls: controls, breakdowns: breakdowns, report: report, previous: before, refusal: nil,
+                                provenance: provenance(since: started, columns: engine != nil))
+    }
+
+    /// The retention page (issue 35 §2): the matrix of the range's cohorts, and the previous
+    /// period's when compared.
+    func retentionPage(controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?) throws -> String {
+        let started = ContinuousClock.now
+        let returning = try RetentionQuery.returning(controls.returning ?? "app_open", catalog: catalog)
+        let interval = RetentionQuery.Interval(rawValue: controls.interval.rawValue) ?? .day
+        let query = { (from: Int64, to: Int64) in
+            RetentionQuery(fromMs: from, toMs: to, interval: interval, returning: returning, actor: controls.panel.actor)
+        }
+        do {
+            try query(range.fromMs, range.toMs).validate(catalog)
+        } catch {
+            throw SiteRefusal.retention(error.description)
+        }
+        let engine = columnEngine()
+        let run = { (query: RetentionQuery) throws -> RetentionReport in
+            if let engine { return try ColumnRetention(store: engine.store, catalog: self.catalog, firstSeen: engine.firstSeen).run(query) }
+            return try StoreAnalysis(path: self.databasePath, catalog: self.catalog).retention(query)
+        }
+        let report = try run(query(range.fromMs, range.toMs))
+        let before = try previous.map { try run(query($0.fromMs, $0.toMs)) }
+        return SitePages.retention(catalog: catalog, controls: controls, breakdowns: breakdowns, report: report, previous: before, refusal: nil,
+                                   provenance: provenance(since: started, columns: engine != nil))
     }
 
     /// The column engine for a page, the unsealed tail sealed first (``LiveColumnStore/engine()``);

@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import HandzAnalyticsCore
+import HandzColumnStore
+import HandzQuery
+import HandzSynthetic
+
+extension RetentionQuery.Interval: ExpressibleByArgument {}
+
+/// What a retention matrix is (issue 35 §2), for `retention` and `sql retention`.
+struct RetentionOptions: ParsableArguments {
+    @Option(help: "Cohorts of install time from (inclusive): UTC date or ISO-8601 time.")
+    var from: String
+
+    @Option(help: "Cohorts of install time to (exclusive).")
+    var to: String
+
+    @Option(help: "Cohorts and periods: day (periods 0-30) or week (0-12), exact 24 h and 7 × 24 h.")
+    var interval: RetentionQuery.Interval = .day
+
+    @Option(help: ArgumentHelp("What counts as a return: one series (events joined by |, closed-set filters in brackets), or any (every enabled event). Default app_open, the KPIs'.",
+                               valueName: "app_open"))
+    var returning = "app_open"
+
+    @Option(help: "Who is counted: install (default) or user (installs resolved to their user_id).")
+    var actor: ActorKind = .install
+
+    func validate() throws {
+        try validateRange(from: from, to: to)
+    }
+
+    func query(_ catalog: Catalog) throws -> RetentionQuery {
+        try usage {
+            let query = RetentionQuery(fromMs: TimestampFormat.milliseconds(from)!, toMs: TimestampFormat.milliseconds(to)!, interval: interval,
+                                       returning: try RetentionQuery.returning(returning, catalog: catalog), actor: actor)
+            try query.validate(catalog)
+            return query
+        }
+    }
+}
+
+/// `handz-analytics retention --from … --to …`: the retention matrix of the embedded store.
+struct Retention: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Retention cohorts by day or week of install time: for each period after it, who came back (issue 35 §2; D1/D7/D30 as the KPIs count them)."
+    )
+
+    @OptionGroup var catalogOptions: CatalogOptions
+    @OptionGroup var retention: RetentionOptions
+    @OptionGroup var store: AnalysisStoreOptions
+
+    @Option(help: "auto: the column engine when the store's column copy is current, else SQLite; columns: insist on it; sqlite: the SQL on the log. Same numbers.")
+    var via: AnalysisEngine = .auto
+
+    func run() throws {
+        let catalog = try catalogOptions.load()
+        let query = try retention.query(catalog)
+        let report = try usage {
+            if let panels = try via.panels(db: store.db, catalog: catalog) {
+                return try ColumnRetention(store: panels.store, catalog: catalog, firstSeen: panels.firstSeen).run(query)
+            }
+            return try store.open(catalog).retention(query)
+        }
+        print(RetentionOutput.render(report, as: store.format, catalog: catalog))
+    }
+}
+
+extension SQLCommand {
+    struct RetentionSQL: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "retention",
+            abstract: "One retention matrix as SQL: rows (kind, c, period, actors); kind 0 counts cohort actors by their last ended period (-1: none), kind 1 the actors who returned."
+        )
+
+        @OptionGroup var catalogOptions: CatalogOptions
+        @OptionGroup var retention: RetentionOptions
+
+        @Option(help: "sqlite, postgres, duckdb, clickhouse, spark or bigquery.")
+        var dialect: SQLDialect
+
+        func run() throws {
+            let catalog = try catalogOptions.load()
+            let query = try retention.query(catalog)
+            print(try usage { try RetentionSQLBuilder(catalog: catalog, dialect: dialect).sql(query) })
+        }
+    }
+}
+
+/// Renders a retention matrix: JSON (the cohorts and the overall curve, counts per period), CSV
+/// (a row per cohort and period), or a table of rates (a row per cohort, the curve last).
+enum RetentionOutput {
+    static func render(_ report: RetentionReport, as format: OutputFormat, catalog: Catalog) -> String {
+        switch format {
+        case .json: json(report, catalog: catalog)
+        case .csv: csv(report)
+        case .table: table(report)
+        }
+    }
+
+    static func json(_ report: RetentionReport, catalog: Catalog) -> String {
+        var json = JSONText()
+        json.beginObject()
+        json.field("from", isoTime(report.query.fromMs))
+        json.field("to", isoTime(report.query.toMs))
+        json.field("interval", report.query.interval.rawValue)
+        json.field("returning", RetentionQuery.text(report.query.returning, catalog: catalog))
+        json.field("actor", report.query.actor.rawValue)
+        func cohort(_ cohort: RetentionReport.Cohort) {
+            json.beginObject()
+            json.field("start", isoTime(cohort.start))
+            json.field("actors", cohort.actors)
+            json.key("returned")
+            json.beginArray()
+            for count in cohort.returned { json.integer(count) }
+            json.endArray()
+            json.key("eligible")
+            json.beginArray()
+            for count in cohort.eligible { json.integer(count) }
+            json.endArray()
+            json.endObject()
+        }
+        json.key("cohorts")
+        json.beginArray()
+        for entry in report.cohorts { cohort(entry) }
+        json.endArray()
+        json.key("overall")
+        cohort(report.overall)
+        json.endObject()
+        return json.text
+    }
+
+    static func csv(_ report: RetentionReport) -> String {
+        var rows = ["cohort,actors,period,returned,eligible"]
+        for (name, cohort) in report.cohorts.map({ (isoTime($0.start), $0) }) + [("all", report.overall)] {
+            for period in cohort.returned.indices {
+                rows.append("\(name),\(cohort.actors),\(period),\(cohort.returned[period]),\(cohort.eligible[period])")
+            }
+        }
+        return rows.joined(separator: "\n")
+    }
+
+    static func table(_ report: RetentionReport) -> String {
+        let unit = report.query.interval == .day ? "D" : "W"
+        let headers = ["cohort", "actors"] + report.overall.returned.indices.map { "\(unit)\($0)" }
+        var rows = report.cohorts.map { cohort in
+            [String(isoTime(cohort.start).prefix(10)), String(cohort.actors)] + cohort.returned.indices.map { percent(cohort.rate($0)) }
+        }
+        rows.append(["all", String(report.overall.actors)] + report.overall.returned.indices.map { percent(report.overall.rate($0)) })
+        let widths = headers.indices.map { column in ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
+        let pad = { (cells: [String]) in
+            zip(cells, widths).enumerated().map { index, pair in
+                index == 0 ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0) : String(repeating: " ", count: pair.1 - pair.0.count) + pair.0
+            }.joined(separator: "  ")
+        }
+        return ([pad(headers)] + rows.map(pad)).joined(separator: "\n")
+    }
+}
