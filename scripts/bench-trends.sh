@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Trends (issue 35 §1; not run in CI): on a simulated segment store of INSTALLS installs × DAYS days,
-# each trend below as a whole `trend` process on the column engine (one run to warm, then RUNS
-# timed: min and median), and DuckDB running the project's own generated SQL for it (`sql trend
-# --dialect duckdb`) on the same events in a DuckDB table, two threads, warm, in the same run.
-# The events reach DuckDB through `export sqlite`. Figures go to BENCHMARKS.md ("Trends").
+# Trends, retention and paths (issue 35 §1, §2, §4; not run in CI): on a simulated segment store
+# of INSTALLS installs × DAYS days, each insight below as a whole process (`trend`, `retention`,
+# `paths`) on the column engine (one run to warm, then RUNS timed: min and median), and DuckDB
+# running the project's own generated SQL for it (`sql trend|retention|paths --dialect duckdb`) on
+# the same events in a DuckDB table (with install_first_seen), two threads, warm, in the same run.
+# The events reach DuckDB through `export sqlite`. Figures go to BENCHMARKS.md ("Analysts'
+# insights").
 #   scripts/bench-trends.sh [INSTALLS] [DAYS] [RUNS]     (default 100000 × 30, 5 runs)
 set -euo pipefail
+set -f  # the series hold brackets: no globbing of the word-split arguments
 cd "$(dirname "$0")/.."
 INSTALLS="${1:-100000}" DAYS="${2:-30}" RUNS="${3:-5}"
 source scripts/lib/workdir.sh
@@ -30,11 +33,13 @@ if [ ! -s "$RUN/events.duckdb" ]; then
   "$BIN" export sqlite --db "$RUN/store.sqlite" --out "$RUN/events-table.sqlite"
   columns="lower(substr(hex(event_id),1,8)||'-'||substr(hex(event_id),9,4)||'-'||substr(hex(event_id),13,4)||'-'||substr(hex(event_id),17,4)||'-'||substr(hex(event_id),21,12)) AS event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id, user_state, app_version, build_number, platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties"
   sqlite3 -header -csv "$RUN/events-table.sqlite" "SELECT $columns FROM events" > "$RUN/events.csv"
+  sqlite3 -header -csv "$RUN/events-table.sqlite" "SELECT * FROM install_first_seen" > "$RUN/first-seen.csv"
   "$VENV/bin/python" -c "
 import duckdb
 db = duckdb.connect('$RUN/events.duckdb')
-db.execute(\"CREATE TABLE events AS SELECT * FROM read_csv('$RUN/events.csv', header=true, types={'event_time_ms': 'BIGINT', 'received_time_ms': 'BIGINT', 'user_id': 'VARCHAR', 'properties': 'VARCHAR', 'build_number': 'VARCHAR'})\")"
-  rm -f "$RUN/events.csv" "$RUN/events-table.sqlite"
+db.execute(\"CREATE TABLE events AS SELECT * FROM read_csv('$RUN/events.csv', header=true, types={'event_time_ms': 'BIGINT', 'received_time_ms': 'BIGINT', 'user_id': 'VARCHAR', 'properties': 'VARCHAR', 'build_number': 'VARCHAR'})\")
+db.execute(\"CREATE TABLE install_first_seen AS SELECT * FROM read_csv('$RUN/first-seen.csv', header=true, types={'install_id': 'VARCHAR', 'first_app_open_ms': 'BIGINT', 'last_received_ms': 'BIGINT'})\")"
+  rm -f "$RUN/events.csv" "$RUN/first-seen.csv" "$RUN/events-table.sqlite"
 fi
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), commit $(git rev-parse --short HEAD)"
 "$BIN" stats --db "$RUN/store.sqlite" | python3 -c "import json,sys; print('stored events:', json.load(sys.stdin)['stored_events'])"
@@ -45,19 +50,34 @@ trends=(
   "--series screen_viewed --measure users --interval day --breakdown user_state"
   "--series app_open[launch_source=push|deep_link],flow_saved_success|flow_draft_created --measure sessions --interval month"
 )
-for trend in "${trends[@]}"; do
-  # shellcheck disable=SC2086
-  "$BIN" sql trend $trend --from "$FROM" --to "$TO" --dialect duckdb > "$RUN/trend.duckdb.sql"
-  # shellcheck disable=SC2086
-  "$BIN" trend $trend --db "$RUN/store.sqlite" --from "$FROM" --to "$TO" --format json > /dev/null
-  times=()
+retentions=(
+  "--interval day"
+  "--interval week --returning any"
+  "--interval day --actor user --returning flow_saved_success|practice_session_started"
+)
+# One insight: COMMAND then its arguments (word-split on purpose).
+measure() {
+  local command=$1; shift
+  "$BIN" sql "$command" "$@" --from "$FROM" --to "$TO" --dialect duckdb > "$RUN/insight.duckdb.sql"
+  "$BIN" "$command" "$@" --db "$RUN/store.sqlite" --from "$FROM" --to "$TO" --format json > /dev/null
+  local times=() start
   for _ in $(seq "$RUNS"); do
     start=$(date +%s%N)
-    # shellcheck disable=SC2086
-    "$BIN" trend $trend --db "$RUN/store.sqlite" --from "$FROM" --to "$TO" --format json > /dev/null
+    "$BIN" "$command" "$@" --db "$RUN/store.sqlite" --from "$FROM" --to "$TO" --format json > /dev/null
     times+=("$(( ($(date +%s%N) - start) / 1000000 ))")
   done
+  local sorted
   sorted=$(printf '%s\n' "${times[@]}" | sort -n)
-  echo "trend $trend: column engine, whole process: min $(echo "$sorted" | head -1) ms, median $(echo "$sorted" | sed -n "$(( (RUNS + 1) / 2 ))p") ms (n=$RUNS)"
-  "$VENV/bin/python" scripts/bench/duckdb_warm.py "$RUN/events.duckdb" "$RUN/trend.duckdb.sql" "$RUNS"
-done
+  echo "$command $*: column engine, whole process: min $(echo "$sorted" | head -1) ms, median $(echo "$sorted" | sed -n "$(( (RUNS + 1) / 2 ))p") ms (n=$RUNS)"
+  "$VENV/bin/python" scripts/bench/duckdb_warm.py "$RUN/events.duckdb" "$RUN/insight.duckdb.sql" "$RUNS"
+}
+# shellcheck disable=SC2086
+for trend in "${trends[@]}"; do measure trend $trend; done
+# shellcheck disable=SC2086
+for retention in "${retentions[@]}"; do measure retention $retention; done
+paths=(
+  "--anchor screen_viewed --depth 3"
+  "--anchor flow_save_attempt --direction previous --depth 5"
+)
+# shellcheck disable=SC2086
+for path in "${paths[@]}"; do measure paths $path; done

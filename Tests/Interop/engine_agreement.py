@@ -317,6 +317,23 @@ def retention_expected(report):
     return sorted(out)
 
 
+def path_order(row):
+    """A sort key for rows holding None (a path that ended) beside text."""
+    return tuple((0, "") if value is None else (1, str(value)) for value in row)
+
+
+def path_rows(rows):
+    """Paths (e1, …, eN, sessions): every step text or None, then the sessions."""
+    return sorted((tuple(row[:-1]) + (int(row[-1]),) for row in rows), key=path_order)
+
+
+def path_expected(report):
+    return sorted((tuple(path["steps"]) + (path["sessions"],) for path in report["paths"]), key=path_order)
+
+
+PATHS = [("screen_viewed", "next", "3"), ("flow_save_attempt|flow_draft_created", "previous", "2"), ("app_open[start_type=cold]", "next", "5")]
+
+
 RETENTION = [("day", "app_open", "install"), ("week", "any", "install"), ("day", "flow_saved_success|practice_session_started", "user")]
 
 
@@ -360,6 +377,9 @@ def cases(catalog_kpis, start, end, narrow_from, narrow_to):
     for dashboard, panel in PANELS:
         out.append((f"panel {dashboard}/{panel}", "panel", [dashboard, panel, *full]))
         out.append((f"panel {dashboard}/{panel} narrow", "panel", [dashboard, panel, *narrow]))
+    for anchor, direction, depth in PATHS:
+        for name, bounds in (("", full), (" narrow", narrow)):
+            out.append((f"paths {direction} {anchor} depth {depth}{name}", "paths", ["--anchor", anchor, "--direction", direction, "--depth", depth, *bounds]))
     for interval, returning, actor in RETENTION:
         for name, bounds in (("", full), (" narrow", narrow)):
             out.append((f"retention per {interval} returning {returning} by {actor}{name}", "retention",
@@ -417,7 +437,8 @@ def main():
             continue
         report = json.loads(cli(args.binary, kind, *arguments, "--db", args.db, "--format", "json"), parse_float=Decimal)
         expected[label] = (funnel_expected(report) if kind == "funnel" else trend_expected(report) if kind == "trend"
-                           else retention_expected(report) if kind == "retention" else kpi_expected(report))
+                           else retention_expected(report) if kind == "retention" else path_expected(report) if kind == "paths"
+                           else kpi_expected(report))
     store.close()
     measures = {}
     for label, kind, arguments in all_cases:
@@ -477,8 +498,8 @@ def main():
             failures += 1
             print(f"FAIL {name}: loaded {seen} first-seen rows, expected {len(first_seen)}")
         mismatches = 0
-        # `sql panel`, `sql trend` and `sql retention` have no --lake: the lake engines run funnels and KPIs only.
-        engine_cases = [case for case in all_cases if not (lake and case[1] in ("panel", "trend", "retention"))]
+        # `sql panel`, `sql trend`, `sql retention` and `sql paths` have no --lake: the lake engines run funnels and KPIs only.
+        engine_cases = [case for case in all_cases if not (lake and case[1] in ("panel", "trend", "retention", "paths"))]
         if lake and args.lake_cases == "reading":
             engine_cases = [case for case in engine_cases if case[0] in LAKE_READING_CASES or
                             (case[1] in ("funnel", "kpi") and case[2][1:] == ["--from", args.start, "--to", args.end])]
@@ -500,11 +521,11 @@ def main():
             if elapsed > 5:
                 print(f"slow: {name} {label} {elapsed:.1f} s")
             got = (funnel_rows(result) if kind == "funnel" else panel_rows(result) if kind == "panel" else trend_rows(result) if kind == "trend"
-                   else panel_rows(result) if kind == "retention" else kpi_rows(measures[label], result))
+                   else panel_rows(result) if kind == "retention" else path_rows(result) if kind == "paths" else kpi_rows(measures[label], result))
             if got != expected[label]:
                 failures += 1
                 mismatches += 1
-                if kind in ("panel", "trend", "retention"):
+                if kind in ("panel", "trend", "retention", "paths"):
                     print(f"FAIL {name} {label}: {len(got)} rows, {sum(a != b for a, b in zip(got, expected[label]))} differ from SQLite's {len(expected[label])}")
                 else:
                     print(f"FAIL {name} {label}:\n  sqlite: {sorted(expected[label].items(), key=str) if kind == 'funnel' else expected[label]}\n"

@@ -23,7 +23,8 @@ plain urllib for what a browser hides (status codes, headers, redirects):
     typed as text, users per day broken down by launch_source: every period and total equals
     `trend` on the same store, the URL carries the text form;
 10. retention (issue 35 §2): daily cohorts returning on any event, every count equal to `retention`;
-11. logout: the session is gone (browser and the old cookie alike).
+11. paths (issue 35 §4): three steps after screen_viewed, every path equal to `paths`;
+12. logout: the session is gone (browser and the old cookie alike).
 
 A PNG screenshot after every step (NN-name.png). Never prints event values or secrets: only ids,
 counts and pass/fail. Exits 1 with a summary of the failures.
@@ -690,6 +691,28 @@ def step_retention(browser, opts, start, end):
     browser.shot("retention-daily-any-event", guide=True)
 
 
+def step_paths(browser, opts, start, end):
+    print("== 11. paths")
+    what = "paths, three steps after screen_viewed"
+    browser.get("/dashboards/paths")
+    browser.set_value("#anchor", "screen_viewed")
+    browser.select("#direction", "next", what)
+    browser.select("#depth", "3", what)
+    draw_over(browser, start, end, what)
+    check(browser.query.get("anchor") == ["screen_viewed"], f"{what}: the URL carries the anchor")
+    check(len(browser.find(".error")) == 0, f"{what}: no .error")
+    report = cli(opts.binary, ["paths", "--db", opts.db, "--anchor", "screen_viewed", "--depth", "3", "--from", start.isoformat(),
+                               "--to", (end + timedelta(days=1)).isoformat(), "--format", "json"])
+    rows = browser.find("#p-paths-table tbody tr")
+    check(len(rows) == min(len(report["paths"]), 50), f"{what}: {len(rows)} paths on the page = CLI {min(len(report['paths']), 50)}")
+    for row, path in zip(rows, report["paths"]):
+        cells = [text_of(cell) for cell in row.find_elements(By.CSS_SELECTOR, "th, td")]
+        steps = [step if step is not None else "(session ended)" for step in path["steps"]]
+        check(cells[:3] == steps and number(cells[3]) == path["sessions"], f"{what}: a path's steps and sessions = CLI")
+    check(len(browser.find("#p-paths-chart rect")) >= 2, f"{what}: the flow chart draws its boxes")
+    browser.shot("paths-after-screen-viewed", guide=True)
+
+
 def step_refusals(browser, opts, start, end):
     print("== 8. an unknown event and crafted parameters: 400, never reflected")
     unknown = "no_such_event"
@@ -735,7 +758,7 @@ def step_refusals(browser, opts, start, end):
 
 
 def step_logout(browser, opts):
-    print("== 11. logout")
+    print("== 12. logout")
     browser.get("/dashboards/")
     old_session = browser.session_cookie()
     buttons = browser.find('form[action="/dashboards/logout"] button, form[action="/dashboards/logout"] input[type="submit"]')
@@ -820,6 +843,7 @@ def main():
             guarded("explorer", step_explorer, browser, opts, opts.start, opts.end)
             guarded("trends", step_trends, browser, opts, opts.start, opts.end)
             guarded("retention", step_retention, browser, opts, opts.start, opts.end)
+            guarded("paths", step_paths, browser, opts, opts.start, opts.end)
             guarded("refusals", step_refusals, browser, opts, opts.start, opts.end)
             guarded("logout", step_logout, browser, opts)
     except Exception as error:  # noqa: BLE001

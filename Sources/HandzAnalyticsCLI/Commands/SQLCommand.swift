@@ -6,7 +6,7 @@ struct SQLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sql",
         abstract: "Print the SQL of a funnel or KPI, or the events table, for sqlite, postgres, duckdb, clickhouse, spark or bigquery.",
-        subcommands: [FunnelSQL.self, KPISQL.self, TrendSQL.self, RetentionSQL.self, DDLSQL.self, PanelSQL.self]
+        subcommands: [FunnelSQL.self, KPISQL.self, TrendSQL.self, RetentionSQL.self, PathSQL.self, DDLSQL.self, PanelSQL.self]
     )
 
     struct FunnelSQL: ParsableCommand {

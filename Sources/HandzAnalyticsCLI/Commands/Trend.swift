@@ -59,13 +59,8 @@ struct Trend: ParsableCommand {
     func run() throws {
         let catalog = try catalogOptions.load()
         let query = try trend.query(catalog)
-        try via.refuseTheLogOfSegmentStore(store.db)
         let report = try usage {
-            if via != .sqlite, let columns = try ColumnSealing.currentStore(db: store.db) {
-                return try ColumnTrend(store: columns, catalog: catalog).run(query)
-            }
-            try via.requireColumns(store.db)
-            return try store.open(catalog).trend(query)
+            try via.answer(store, catalog: catalog, columns: { try ColumnTrend(store: $0, catalog: catalog).run(query) }, log: { try $0.trend(query) })
         }
         print(TrendOutput.render(report, as: store.format))
     }

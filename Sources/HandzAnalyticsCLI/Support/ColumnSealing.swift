@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandzAnalysis
 import HandzAnalyticsCore
 import HandzColumnStore
 import HandzQuery
@@ -102,6 +103,15 @@ enum AnalysisEngine: String, ExpressibleByArgument, CaseIterable {
         if let panels = try ColumnSealing.currentPanels(db: db, catalog: catalog) { return panels }
         try requireColumns(db)
         return nil
+    }
+
+    /// An answer from the column store when this choice allows it and the copy is current, else
+    /// from the SQL on the log (`trend`, `paths`); refused on a segment store's empty log.
+    func answer<T>(_ store: AnalysisStoreOptions, catalog: Catalog, columns: (ColumnStore) throws -> T, log: (StoreAnalysis) throws -> T) throws -> T {
+        try refuseTheLogOfSegmentStore(store.db)
+        if self != .sqlite, let current = try ColumnSealing.currentStore(db: store.db) { return try columns(current) }
+        try requireColumns(store.db)
+        return try log(store.open(catalog))
     }
 
     /// Refuses `--via sqlite` on a segment store, whose SQLite log holds none of its events.

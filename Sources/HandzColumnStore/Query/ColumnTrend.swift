@@ -33,38 +33,60 @@ public struct ColumnTrend {
         request.textColumns = query.breakdown.map { [$0] } ?? []
         request.withSessions = query.measure == .sessions
         request.actor = query.measure == .users ? .user : .install
+        request.withActors = query.measure == .installs || query.measure == .users
         let scanned = try ScannedRows(request, store: store)
         return TrendReport.run(query) { kept in rows(query, scanned, kept: kept) }
     }
 
     /// The report's rows from one scan; `kept` as in `TrendSQLBuilder/sql(_:kept:)`.
+    ///
+    /// Lines are found by integers: each breakdown key's line value (a dense index of what the
+    /// report names it: a value, "(not set)" or "(other)") is worked out once per distinct key,
+    /// and a row's line is `value << 3 | series` in a dictionary of integers.
     func rows(_ query: TrendQuery, _ scanned: ScannedRows, kept: [String]?) -> [TrendReport.Row] {
         let starts = query.periodStarts
-        // Each breakdown key's value as the report names it: nil for "(not set)" (key 0) and for
-        // "(other)", which `isOther` tells apart.
-        var valueOfKey: [UInt64: (value: String?, isOther: Bool)] = [0: (nil, false)]
         let keptSet = kept.map(Set.init)
-        func value(_ key: UInt64) -> (value: String?, isOther: Bool) {
-            if let known = valueOfKey[key] { return known }
+        // The report's values by index; 0 is "(not set)" (key 0, and no breakdown).
+        var values: [(value: String?, isOther: Bool)] = [(nil, false)]
+        var otherIndex: Int?
+        var indexOfKey: [UInt64: Int] = [0: 0]
+        func valueIndex(_ key: UInt64) -> Int {
+            if let known = indexOfKey[key] { return known }
             let text = store.textKeys.text(key, store.strings)
-            let named: (String?, Bool) = keptSet.map { $0.contains(text ?? "") ? (text, false) : (nil, true) } ?? (text, false)
-            valueOfKey[key] = named
-            return named
+            let index: Int
+            if let keptSet, !keptSet.contains(text ?? "") {
+                if otherIndex == nil {
+                    otherIndex = values.count
+                    values.append((nil, true))
+                }
+                index = otherIndex!
+            } else {
+                index = values.count
+                values.append((text, false))
+            }
+            indexOfKey[key] = index
+            return index
         }
-        struct Group: Hashable { var series: Int; var value: String?; var isOther: Bool }
         struct Tally {
+            var line: Int
             var events: [Int64]
             var total: Int64 = 0
             var keys: [UInt64] = []
             var members: MemberSet
         }
         let memberCount = query.measure == .sessions ? scanned.sessions.count : scanned.installs.count
-        var places: [Group: Int] = [:]
-        var groups: [Group] = []
+        var places: [Int: Int] = [:]
         var tallies: [Tally] = []
+        let breakdownKeys = query.breakdown == nil ? nil : scanned.texts[0]
+        var lastKey: UInt64 = 0, lastIndex = 0
         for row in 0..<scanned.count where scanned.masks[row] != 0 {
             let period = query.period(of: scanned.time[row], monthStarts: starts)
-            let named = query.breakdown == nil ? (value: nil, isOther: false) : value(scanned.texts[0][row])
+            var value = 0
+            if let breakdownKeys {
+                let key = breakdownKeys[row]
+                if key != lastKey { (lastKey, lastIndex) = (key, valueIndex(key)) }
+                value = lastIndex
+            }
             let member: Int32
             switch query.measure {
             case .events: member = 0
@@ -77,13 +99,12 @@ public struct ColumnTrend {
             while mask != 0 {
                 let series = mask.trailingZeroBitCount
                 mask &= mask - 1
-                let group = Group(series: series, value: named.value, isOther: named.isOther)
+                let line = value << 3 | series
                 let place: Int
-                if let known = places[group] { place = known } else {
+                if let known = places[line] { place = known } else {
                     place = tallies.count
-                    places[group] = place
-                    groups.append(group)
-                    tallies.append(Tally(events: Array(repeating: 0, count: starts.count), members: MemberSet(members: memberCount)))
+                    places[line] = place
+                    tallies.append(Tally(line: line, events: Array(repeating: 0, count: starts.count), members: MemberSet(members: memberCount)))
                 }
                 if query.measure == .events {
                     tallies[place].events[period] += 1
@@ -95,7 +116,7 @@ public struct ColumnTrend {
             }
         }
         var rows: [TrendReport.Row] = []
-        for (group, var tally) in zip(groups, tallies) {
+        for var tally in tallies {
             var counts = tally.events
             var total = tally.total
             if query.measure != .events {
@@ -107,10 +128,11 @@ public struct ColumnTrend {
                 }
                 total = Int64(tally.members.count)
             }
+            let (series, named) = (tally.line & 7, values[tally.line >> 3])
             for (period, count) in counts.enumerated() where count > 0 {
-                rows.append(TrendReport.Row(series: group.series, period: period, value: group.value, isOther: group.isOther, count: count))
+                rows.append(TrendReport.Row(series: series, period: period, value: named.value, isOther: named.isOther, count: count))
             }
-            rows.append(TrendReport.Row(series: group.series, period: -1, value: group.value, isOther: group.isOther, count: total))
+            rows.append(TrendReport.Row(series: series, period: -1, value: named.value, isOther: named.isOther, count: total))
         }
         return rows
     }

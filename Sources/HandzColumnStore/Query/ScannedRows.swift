@@ -18,6 +18,8 @@ struct ScanRequest {
     var withSessions = false
     /// Whom ``ScannedRows/actor`` numbers: installs, or their users.
     var actor = ActorKind.install
+    /// Whether to read and number the actors at all (a count of events needs none of them).
+    var withActors = true
 }
 
 /// The rows of a ``ScanRequest``, chunk after chunk, in flat arrays (one element per row): the
@@ -63,14 +65,14 @@ struct ScannedRows {
                 eventIndex = Int32(eventNames.count)
                 eventNames.append(entry.event)
             }
-            let installKeys = actors.keys(try read.keys(ColumnName.installID, store.textKeys))
+            let installKeys = request.withActors ? actors.keys(try read.keys(ColumnName.installID, store.textKeys)) : []
             let masks = try request.matchers.masks(read, strings: store.strings)
             let chunkSessions = request.withSessions ? try read.textKeys(ColumnName.sessionID, store.textKeys) : []
             let ids = request.withIDs ? try read.ids() : []
             let textValues = try textColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) }
             let integerValues = try integerColumns.map { name throws(ColumnStoreError) in try read.integers(name, dictionaries: store.strings) }
             reserve(rows.count)
-            actorKeys.append(contentsOf: rows.lazy.map { installKeys[$0] })
+            if request.withActors { actorKeys.append(contentsOf: rows.lazy.map { installKeys[$0] }) }
             time.append(contentsOf: rows.lazy.map { times[$0] })
             event.append(contentsOf: repeatElement(eventIndex, count: rows.count))
             self.masks.append(contentsOf: rows.lazy.map { masks[$0] })
@@ -79,7 +81,7 @@ struct ScannedRows {
             for (index, values) in textValues.enumerated() { texts[index].append(contentsOf: rows.lazy.map { values[$0] }) }
             for (index, values) in integerValues.enumerated() { integers[index].append(contentsOf: rows.lazy.map { values[$0] }) }
         }
-        (installs, actor) = NumberedKeys.numbering(actorKeys, absentIsNone: false)
+        if request.withActors { (installs, actor) = NumberedKeys.numbering(actorKeys, absentIsNone: false) }
         if request.withSessions { (sessions, session) = NumberedKeys.numbering(sessionKeys, absentIsNone: true) }
     }
 

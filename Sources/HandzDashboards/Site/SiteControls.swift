@@ -58,12 +58,16 @@ public struct SiteControls: Sendable, Hashable {
     /// The retention page's returning series (`RetentionQuery.returning`: a series or `any`;
     /// nil: app_open, the KPIs').
     public var returning: String?
+    /// The paths page's anchor (`PathQuery.anchor`), direction and depth.
+    public var anchor: String?
+    public var direction = PathQuery.Direction.next
+    public var depth = 3
 
     public init() {}
 
     /// Which page the controls are for: each takes the common controls and its own.
     public enum Page: Sendable {
-        case dashboard, explorer, trends, retention
+        case dashboard, explorer, trends, retention, paths
 
         /// The parameters only this page takes.
         var ownParameters: Set<String> {
@@ -72,6 +76,7 @@ public struct SiteControls: Sendable, Hashable {
             case .explorer: ["steps", "step"]
             case .trends: ["series", "event", "measure", "interval"]
             case .retention: ["returning", "interval"]
+            case .paths: ["anchor", "direction", "depth"]
             }
         }
     }
@@ -85,8 +90,8 @@ public struct SiteControls: Sendable, Hashable {
     /// The parameters the pages take; `step` (the explorer's step pickers) and `event` (the trends
     /// page's) may repeat.
     public static let parameterNames = ["range", "from", "to", "compare", "breakdown", "actor", "window", "steps", "step",
-                                        "series", "event", "measure", "interval", "returning"]
-    static let pageParameters: Set<String> = Page.explorer.ownParameters.union(Page.trends.ownParameters).union(Page.retention.ownParameters)
+                                        "series", "event", "measure", "interval", "returning", "anchor", "direction", "depth"]
+    static let pageParameters: Set<String> = Page.explorer.ownParameters.union(Page.trends.ownParameters).union(Page.retention.ownParameters).union(Page.paths.ownParameters)
 
     /// Reads `items` (decoded name/value pairs, in order). `breakdowns` are the properties a
     /// breakdown may name (``breakdownOptions(_:)``); `catalog` checks the explorer's steps and
@@ -136,6 +141,19 @@ public struct SiteControls: Sendable, Hashable {
                     throw .retention(error.description)
                 }
                 controls.returning = value
+            case "anchor":
+                do {
+                    _ = try PathQuery.anchor(value, catalog: catalog)
+                } catch {
+                    throw .paths(error.description)
+                }
+                controls.anchor = value
+            case "direction":
+                guard let direction = PathQuery.Direction(rawValue: value) else { throw .invalid(name) }
+                controls.direction = direction
+            case "depth":
+                guard let depth = Int(value), (1...PathQuery.maxDepth).contains(depth), value.utf8.count == 1 else { throw .invalid(name) }
+                controls.depth = depth
             case "event":
                 guard catalog.event(named: value)?.isEnabled == true else { throw .invalid(name) }
                 pickedSeries.append(value)
@@ -214,6 +232,9 @@ public struct SiteControls: Sendable, Hashable {
         if measure != .events { items.append(("measure", measure.rawValue)) }
         if interval != .day { items.append(("interval", interval.rawValue)) }
         if let returning { items.append(("returning", returning)) }
+        if let anchor { items.append(("anchor", anchor)) }
+        if direction != .next { items.append(("direction", direction.rawValue)) }
+        if depth != 3 { items.append(("depth", String(depth))) }
         return items.map { "\($0.0)=\(Self.percentEncoded($0.1))" }.joined(separator: "&")
     }
 
@@ -261,6 +282,8 @@ public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     case trend(String)
     /// A returning series the catalog refuses (same rule).
     case retention(String)
+    /// A path anchor the catalog refuses (same rule).
+    case paths(String)
 
     public var code: String {
         switch self {
@@ -271,6 +294,7 @@ public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case .funnel: "invalid_funnel"
         case .trend: "invalid_series"
         case .retention: "invalid_returning"
+        case .paths: "invalid_anchor"
         }
     }
 
@@ -283,6 +307,7 @@ public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case .funnel(let reason): "The funnel cannot be run: \(reason)."
         case .trend(let reason): "The trend cannot be drawn: \(reason)."
         case .retention(let reason): "The retention matrix cannot be drawn: \(reason)."
+        case .paths(let reason): "The paths cannot be drawn: \(reason)."
         }
     }
 
@@ -297,6 +322,8 @@ public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case "step", "event": "an enabled event of the catalog"
         case "measure": "one of " + TrendQuery.Measure.allCases.map(\.rawValue).joined(separator: ", ")
         case "interval": "one of " + TrendQuery.Interval.allCases.map(\.rawValue).joined(separator: ", ")
+        case "direction": "next or previous"
+        case "depth": "1 to \(PathQuery.maxDepth)"
         default: "see the form"
         }
     }

@@ -59,7 +59,8 @@ public enum SitePages {
         }
         body += "<li><a href=\"\(HTML.escape(root + "/explore" + suffix(controls)))\">Funnel explorer</a> — any 2 to \(FunnelDefinition.maxSteps) enabled events, with filters, a window and a breakdown.</li>\n"
         body += "<li><a href=\"\(HTML.escape(root + "/trends" + suffix(controls)))\">Trends</a> — events, installs, users or sessions of up to \(TrendQuery.maxSeries) event series per day, week or month, with filters and a breakdown.</li>\n"
-        body += "<li><a href=\"\(HTML.escape(root + "/retention" + suffix(controls)))\">Retention</a> — cohorts by day or week of install time, who came back in each day (0–30) or week (0–12) after, and the curve; D1, D7 and D30 as the KPIs count them.</li>\n</ul>\n"
+        body += "<li><a href=\"\(HTML.escape(root + "/retention" + suffix(controls)))\">Retention</a> — cohorts by day or week of install time, who came back in each day (0–30) or week (0–12) after, and the curve; D1, D7 and D30 as the KPIs count them.</li>\n"
+        body += "<li><a href=\"\(HTML.escape(root + "/paths" + suffix(controls)))\">Paths</a> — what sessions did right after (or before) an event, up to \(PathQuery.maxDepth) steps, as a flow chart and a table.</li>\n</ul>\n"
         return Report.document(title: "Handz analytics dashboards", body: body, generator: generator)
     }
 
@@ -141,6 +142,7 @@ public enum SitePages {
         var kept = controls
         kept.steps = nil
         (kept.series, kept.measure, kept.interval, kept.returning) = (nil, .events, .day, nil)
+        (kept.anchor, kept.direction, kept.depth) = (nil, .next, 3)
         let query = kept.query
         return query.isEmpty ? "" : "?" + query
     }
@@ -154,6 +156,7 @@ public enum SitePages {
         out += " · " + (current == "explore" ? "<strong>Funnel explorer</strong>" : "<a href=\"\(HTML.escape(root + "/explore" + suffix(controls)))\">Funnel explorer</a>")
         out += " · " + (current == "trends" ? "<strong>Trends</strong>" : "<a href=\"\(HTML.escape(root + "/trends" + suffix(controls)))\">Trends</a>")
         out += " · " + (current == "retention" ? "<strong>Retention</strong>" : "<a href=\"\(HTML.escape(root + "/retention" + suffix(controls)))\">Retention</a>")
+        out += " · " + (current == "paths" ? "<strong>Paths</strong>" : "<a href=\"\(HTML.escape(root + "/paths" + suffix(controls)))\">Paths</a>")
         out += " · <form class=\"inline\" method=\"post\" action=\"\(root)/logout\"><button id=\"logout\" type=\"submit\">Sign out</button></form></nav>\n"
         return out
     }

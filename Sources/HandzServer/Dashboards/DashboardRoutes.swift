@@ -53,6 +53,9 @@ enum DashboardRoutes {
         router.get(RouterPath(root + "/trends")) { request, _ in
             respond(await site.page(.trends, query: request.uri.query ?? "", cookie: cookies(request)))
         }
+        router.get(RouterPath(root + "/paths")) { request, _ in
+            respond(await site.page(.paths, query: request.uri.query ?? "", cookie: cookies(request)))
+        }
         router.get(RouterPath(root + "/retention")) { request, _ in
             respond(await site.page(.retention, query: request.uri.query ?? "", cookie: cookies(request)))
         }

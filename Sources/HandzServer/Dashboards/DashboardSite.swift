@@ -147,6 +147,7 @@ final class DashboardSite: Sendable {
         case explorer
         case trends
         case retention
+        case paths
     }
 
     /// A GET of a page: the sign-in check, then the controls, then the page (cached when its
@@ -168,6 +169,7 @@ final class DashboardSite: Sendable {
             case .explorer: page = .explorer
             case .trends: page = .trends
             case .retention: page = .retention
+            case .paths: page = .paths
             case .index, .dashboard: page = .dashboard
             }
             controls = try SiteControls.parse(items, breakdowns: breakdowns, catalog: catalog, page: page)
@@ -179,6 +181,9 @@ final class DashboardSite: Sendable {
             if case .trends = route, case .trend = error {
                 return SiteAnswer(status: 400, html: SitePages.trends(catalog: catalog, controls: SiteControls(), breakdowns: breakdowns, report: nil,
                                                                     previous: nil, refusal: error.description, provenance: nil))
+            }
+            if case .paths = route, case .paths = error {
+                return SiteAnswer(status: 400, html: SitePages.paths(controls: SiteControls(), report: nil, refusal: error.description, provenance: nil))
             }
             if case .retention = route, case .retention = error {
                 return SiteAnswer(status: 400, html: SitePages.retention(catalog: catalog, controls: SiteControls(), breakdowns: breakdowns, report: nil,
@@ -215,6 +220,13 @@ final class DashboardSite: Sendable {
             }
             return await rendered(key: "trends", controls: controls) { range, previous in
                 try self.trendsPage(controls: controls, range: range, previous: previous)
+            }
+        case .paths:
+            guard controls.anchor != nil else {
+                return SiteAnswer(status: 200, html: SitePages.paths(controls: controls, report: nil, refusal: nil, provenance: nil))
+            }
+            return await rendered(key: "paths", controls: controls) { range, _ in
+                try self.pathsPage(controls: controls, range: range)
             }
         case .retention:
             // The cohorts of the range, always drawn (the default: app_open, installs, days).
@@ -382,6 +394,18 @@ final class DashboardSite: Sendable {
         let before = try previous.map { try run(query($0.fromMs, $0.toMs)) }
         return SitePages.trends(catalog: catalog, controls: controls, breakdowns: breakdowns, report: report, previous: before, refusal: nil,
                                 provenance: provenance(since: started, columns: engine != nil))
+    }
+
+    /// The paths page (issue 35 §4): the paths of the range's anchors (no comparison: a previous
+    /// period's paths are another table, not a line to draw beside these).
+    func pathsPage(controls: SiteControls, range: (fromMs: Int64, toMs: Int64)) throws -> String {
+        let started = ContinuousClock.now
+        let query = PathQuery(anchor: try PathQuery.anchor(controls.anchor ?? "", catalog: catalog), direction: controls.direction,
+                              depth: controls.depth, fromMs: range.fromMs, toMs: range.toMs)
+        let engine = columnEngine()
+        let report = try engine.map { try ColumnPaths(store: $0.store, catalog: catalog).run(query) }
+            ?? StoreAnalysis(path: databasePath, catalog: catalog).paths(query)
+        return SitePages.paths(controls: controls, report: report, refusal: nil, provenance: provenance(since: started, columns: engine != nil))
     }
 
     /// The retention page (issue 35 §2): the matrix of the range's cohorts, and the previous
