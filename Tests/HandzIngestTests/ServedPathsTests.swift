@@ -27,6 +27,7 @@ import Testing
                 #expect(tableInteger(row[steps.count]) == (path["sessions"] as? NSNumber)?.int64Value, "\(query)")
             }
             #expect(page.body.contains("id=\"p-paths-chart\"") && page.body.contains("<svg"))
+            #expect(!page.body.contains("id=\"compare\""), "paths have no comparison, so no control for one")
         }
         for query in ["anchor=zz_not_an_event", "anchor=app_open&depth=9", "anchor=app_open&direction=zz_sideways", "anchor=app_open,zz_two"] {
             let page = try served.get("/dashboards/paths?" + query)

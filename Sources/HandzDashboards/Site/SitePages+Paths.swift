@@ -17,7 +17,7 @@ extension SitePages {
         for depth in 1...PathQuery.maxDepth { fields += "<option\(depth == controls.depth ? " selected" : "")>\(depth)</option>" }
         fields += "</select></label>\n"
         body += controlsForm(id: "paths", action: root + "/paths", controls: controls, breakdowns: [], submit: ("draw", "Draw the paths"),
-                             extra: fields, funnelControls: false, breakdown: false)
+                             extra: fields, funnelControls: false, breakdown: false, compare: false)
         if let report { body += pathsSection(report) }
         if let provenance { body += footer(provenance) }
         let title = report.map { "Paths · \(rangeTitle($0.query.fromMs, $0.query.toMs))" } ?? "Paths"

@@ -163,7 +163,7 @@ public enum SitePages {
 
     /// The range, comparison, breakdown, actor and window controls as one GET form.
     static func controlsForm(id: String, action: String, controls: SiteControls, breakdowns: [String], submit: (id: String, label: String), extra: String = "",
-                             funnelControls: Bool = true, breakdown: Bool = true) -> String {
+                             funnelControls: Bool = true, breakdown: Bool = true, compare: Bool = true) -> String {
         var out = "<form id=\"\(id)\" class=\"controls\" method=\"get\" action=\"\(HTML.escape(action))\">\n" + extra
         out += "<label for=\"range\">Range <select id=\"range\" name=\"range\">"
         for preset in SiteControls.RangePreset.allCases {
@@ -172,7 +172,9 @@ public enum SitePages {
         out += "</select></label>\n"
         out += "<label for=\"from\">From <input type=\"date\" id=\"from\" name=\"from\" value=\"\(controls.fromDayMs.map(Format.date) ?? "")\"></label>\n"
         out += "<label for=\"to\">To (inclusive) <input type=\"date\" id=\"to\" name=\"to\" value=\"\(controls.toDayMs.map(Format.date) ?? "")\"></label>\n"
-        out += "<label for=\"compare\"><span><input type=\"checkbox\" id=\"compare\" name=\"compare\" value=\"previous\"\(controls.compare ? " checked" : "")> Compare with the previous period</span></label>\n"
+        if compare {
+            out += "<label for=\"compare\"><span><input type=\"checkbox\" id=\"compare\" name=\"compare\" value=\"previous\"\(controls.compare ? " checked" : "")> Compare with the previous period</span></label>\n"
+        }
         if breakdown {
             out += "<label for=\"breakdown\">Breakdown <select id=\"breakdown\" name=\"breakdown\"><option value=\"\">none</option>"
             for name in breakdowns { out += "<option\(name == controls.panel.breakdown ? " selected" : "")>\(HTML.escape(name))</option>" }
