@@ -20,7 +20,7 @@ extension StoreAnalysis {
 extension FunnelDefinition {
     /// Every event the funnel reads by name (a success on any event, F1's, reads by its filter
     /// too, which no name index serves).
-    var eventNames: [String] { steps.flatMap(\.events) + (successCondition?.events ?? []) }
+    var eventNames: [String] { steps.flatMap(\.events) + (successCondition?.events ?? []) + exclusions.flatMap(\.events) }
 }
 
 extension KPIDefinition {

@@ -57,7 +57,11 @@ public final class StoreAnalysis {
         defer { statement.reset() }
         // Columns: actor, t, id, bd, s1…sn, then sx with a success condition, then the linked ids
         // of a funnel across people or a keyed funnel's chain key (FunnelSQLBuilder.valueColumns).
-        let flags = Int32(query.funnel.steps.count + (query.funnel.successCondition == nil ? 0 : 1))
+        // Each flag column's bit: steps 0…n−1, the success n, exclusion i n + 1 + i (FunnelModes).
+        let steps = query.funnel.steps.count
+        let bits = (0..<steps).map { UInt32(1) << UInt32($0) } + (query.funnel.successCondition == nil ? [] : [UInt32(1) << UInt32(steps)])
+            + query.funnel.exclusions.indices.map { FunnelModes.exclusionBit($0, steps: steps) }
+        let flags = Int32(bits.count)
         let linked = Int32(FunnelSQLBuilder.valueColumns(query.funnel).count)
         // Actors are canonical UUID text almost always: known by their 16 bytes (in the same
         // open-addressing table as the session rollups, not a SipHash dictionary), each one's
@@ -65,7 +69,7 @@ public final class StoreAnalysis {
         var actorsByID = WordPairTable()
         while try statement.step() {
             var mask: UInt32 = 0
-            for k in 0..<flags where statement.int64(4 + k) != 0 { mask |= 1 << UInt32(k) }
+            for k in 0..<flags where statement.int64(4 + k) != 0 { mask |= bits[Int(k)] }
             let values = linked == 0 ? [] : (0..<linked).map { statement.text(4 + flags + $0) }
             let actor: Int32
             if let id = UUIDWords(lowercaseText: statement.bytes(0)) {
@@ -90,9 +94,10 @@ public final class StoreAnalysis {
         let builder = FunnelSQLBuilder(catalog: catalog, dialect: .sqlite)
         var overallQuery = query
         overallQuery.breakdown = nil
+        overallQuery.byEntryDay = false
         let events = query.funnel.eventNames
         let overall = try funnelRows(try planned(try builder.sql(overallQuery), events: events))
-        let breakdown = try query.breakdown.map { _ in try funnelRows(try planned(try builder.sql(query), events: events)) }
+        let breakdown = query.breakdown == nil && !query.byEntryDay ? nil : try funnelRows(try planned(try builder.sql(query), events: events))
         return FunnelReport(query: query, overall: overall, breakdownRows: breakdown)
     }
 

@@ -33,6 +33,7 @@ struct RangeOptions: ParsableArguments {
 
 extension ActorKind: ExpressibleByArgument {}
 extension SQLDialect: ExpressibleByArgument {}
+extension FunnelOrder: ExpressibleByArgument {}
 
 /// `NAME | --steps STEPS [--window 7d] [--breakdown PROP]` and the range: one funnel run, of the
 /// catalog's or ad hoc (``AdHocFunnel``).
@@ -53,6 +54,17 @@ struct FunnelOptions: ParsableArguments {
     @Option(help: "Break down by a closed-set property of the entry event (enum or boolean).")
     var breakdown: String?
 
+    @Option(help: "How steps follow one another: sequential (anything between them), strict (nothing between them) or any (any order). Default: the funnel's (ad hoc: sequential).")
+    var order: FunnelOrder?
+
+    @Option(help: ArgumentHelp("An exclusion step (repeatable): a chain is dropped when such an event falls between two of its steps.",
+                               discussion: "Events and filters as in a step, then @A-B to watch only the steps between step A and step B (default: all). Example: --exclude 'library_viewed@2-4'.",
+                               valueName: "events"))
+    var exclude: [String] = []
+
+    @Flag(help: "Conversion over time: the funnel counted per UTC day of entry, each day's entries a funnel of their own.")
+    var byDay = false
+
     func validate() throws {
         if let window, (DurationText.seconds(window) ?? 0) <= 0 { throw ValidationError("--window must be a positive duration like 24h or 7d") }
         guard (name == nil) != (steps == nil) else { throw ValidationError("name a catalog funnel or give --steps, not both") }
@@ -67,8 +79,15 @@ struct FunnelOptions: ParsableArguments {
         } else {
             throw ValidationError("no funnel \(name ?? ""); the catalog defines \(catalog.funnels.map(\.id).joined(separator: ", "))")
         }
-        return FunnelQuery(funnel: funnel, fromMs: range.fromMs, toMs: range.toMs, windowMs: window.flatMap(DurationText.seconds).map { $0 * 1000 },
-                           actor: range.actor, breakdown: breakdown)
+        var query = FunnelQuery(funnel: funnel, fromMs: range.fromMs, toMs: range.toMs, windowMs: window.flatMap(DurationText.seconds).map { $0 * 1000 },
+                                actor: range.actor, breakdown: breakdown)
+        if let order { query.funnel.order = order }
+        for text in exclude {
+            query.funnel.exclusions.append(try usage { try AdHocFunnel.exclusion(text, steps: funnel.steps.count, catalog: catalog) })
+        }
+        query.byEntryDay = byDay
+        try usage { try FunnelModes.check(query) }
+        return query
     }
 }
 

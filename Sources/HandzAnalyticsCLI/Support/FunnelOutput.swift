@@ -26,10 +26,43 @@ enum FunnelOutput {
         json.key("window_seconds")
         json.raw(decimalSeconds(report.query.windowMs))
         json.field("actor", report.query.actor.rawValue)
+        json.field("order", report.query.funnel.order.rawValue)
+        if !report.query.funnel.exclusions.isEmpty {
+            json.key("exclusions")
+            json.beginArray()
+            for exclusion in report.query.funnel.exclusions {
+                json.beginObject()
+                json.key("events")
+                json.beginArray()
+                for event in exclusion.events { json.string(event) }
+                json.endArray()
+                json.field("from_step", exclusion.fromStep)
+                json.field("to_step", exclusion.toStep)
+                json.endObject()
+            }
+            json.endArray()
+        }
         json.key("steps")
         steps(report.steps, &json)
         success(report.success, &json)
-        if let buckets = report.breakdown {
+        if report.query.byEntryDay {
+            // Conversion over time: one funnel per UTC day of entry.
+            json.key("by_entry_day")
+            json.beginArray()
+            for day in report.entryDays {
+                json.beginObject()
+                json.field("day", String(isoTime(day.dayMs).prefix(10)))
+                json.field("entered", day.entered)
+                json.field("completed", day.completed)
+                json.key("conversion")
+                if day.entered > 0 { json.double(Double(day.completed) / Double(day.entered)) } else { json.null() }
+                json.key("steps")
+                steps(day.steps, &json)
+                success(day.success, &json)
+                json.endObject()
+            }
+            json.endArray()
+        } else if let buckets = report.breakdown {
             json.field("breakdown_property", report.query.breakdown ?? "")
             json.key("breakdown")
             json.beginArray()
@@ -97,7 +130,11 @@ enum FunnelOutput {
             }
         }
         add("", report.steps, report.success)
-        for bucket in report.breakdown ?? [] { add(bucket.value ?? "(null)", bucket.steps, bucket.success) }
+        if report.query.byEntryDay {
+            for day in report.entryDays { add(String(isoTime(day.dayMs).prefix(10)), day.steps, day.success) }
+        } else {
+            for bucket in report.breakdown ?? [] { add(bucket.value ?? "(null)", bucket.steps, bucket.success) }
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -108,8 +145,20 @@ enum FunnelOutput {
         if let handoff = query.funnel.handoffIndex {
             out += "steps 1–\(handoff) count senders; steps \(handoff + 1)+ and success count receivers (one per link and receiving actor)\n"
         }
+        if query.funnel.order != .sequential { out += "order: \(query.funnel.order.rawValue)\n" }
+        for exclusion in query.funnel.exclusions {
+            out += "excluding \(exclusion.events.joined(separator: " | ")) between steps \(exclusion.fromStep) and \(exclusion.toStep)\n"
+        }
         out += stepTable(report.steps, report.success, funnel: query.funnel)
-        for bucket in report.breakdown ?? [] {
+        if query.byEntryDay {
+            var rows = [["entry day", "entered", "completed", "conversion"]]
+            for day in report.entryDays {
+                rows.append([String(isoTime(day.dayMs).prefix(10)), String(day.entered), String(day.completed),
+                             percent(day.entered > 0 ? Double(day.completed) / Double(day.entered) : nil)])
+            }
+            out += "\nconversion over time (one funnel per UTC day of entry)\n" + TextTable.render(rows)
+        }
+        for bucket in query.byEntryDay ? [] : report.breakdown ?? [] {
             out += "\n\(query.breakdown ?? "") = \(bucket.value ?? "(null)")\n" + stepTable(bucket.steps, bucket.success, funnel: query.funnel)
         }
         if let success = query.funnel.successCondition {

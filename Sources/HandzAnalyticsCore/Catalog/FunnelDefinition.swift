@@ -12,13 +12,20 @@ public struct FunnelDefinition: Sendable, Equatable {
     /// (HandzQuery docs, "Funnel semantics"); nil only for funnels built in code without one.
     public var successCondition: FunnelSuccess?
     public var steps: [FunnelStep]
+    /// How the steps must follow one another (issue 35 §3; HandzQuery docs, "Funnel semantics"):
+    /// in order with anything between them (the default), in order with nothing between them, or
+    /// in any order.
+    public var order: FunnelOrder
+    /// Events that drop a chain when one falls between two of its steps (issue 35 §3).
+    public var exclusions: [FunnelExclusion]
 
     /// The most steps a funnel may have: the chain walk and the ClickHouse funnel SQL keep an
     /// event's steps, and the success condition, as bits of a 32-bit mask. `catalog lint` and the
     /// query builders enforce it.
     public static let maxSteps = 31
 
-    public init(id: String, title: String, spec: String, windowSeconds: Int64, success: String, successCondition: FunnelSuccess? = nil, steps: [FunnelStep]) {
+    public init(id: String, title: String, spec: String, windowSeconds: Int64, success: String, successCondition: FunnelSuccess? = nil, steps: [FunnelStep],
+                order: FunnelOrder = .sequential, exclusions: [FunnelExclusion] = []) {
         self.id = id
         self.title = title
         self.spec = spec
@@ -26,6 +33,8 @@ public struct FunnelDefinition: Sendable, Equatable {
         self.success = success
         self.successCondition = successCondition
         self.steps = steps
+        self.order = order
+        self.exclusions = exclusions
     }
 
     /// The step that hands the funnel to another actor (`actor: other`), 0-based; nil for a
@@ -127,5 +136,36 @@ public struct PropertyFilter: Sendable, Equatable {
     public init(property: String, values: [String]) {
         self.property = property
         self.values = values
+    }
+}
+
+/// How a funnel's steps must follow one another (`order:` in `catalog/funnels.yaml`,
+/// `--order` on the command line, the explorer's "Order").
+public enum FunnelOrder: String, Sendable, Equatable, CaseIterable {
+    /// Step k+1 is the earliest match after step k; other events may fall between (the default).
+    case sequential
+    /// Step k+1 must be the actor's very next event after step k: any other event between them,
+    /// catalogued in any funnel or not, ends the chain.
+    case strict
+    /// The steps in any order: an entry is an event of any step, and the level is how many
+    /// different steps the actor does from it within the window.
+    case any
+}
+
+/// An exclusion step (`exclude:` in `catalog/funnels.yaml`, `--exclude` on the command line):
+/// a chain is dropped when an event matching `events` and `filters` falls strictly between its
+/// step-k and step-(k+1) events, for some k in `fromStep..<toStep` that the chain reached.
+public struct FunnelExclusion: Sendable, Equatable {
+    public var events: [String]
+    public var filters: [PropertyFilter]
+    /// 1-based; the gaps between steps `fromStep` and `toStep` are watched. Default: 1…n.
+    public var fromStep: Int
+    public var toStep: Int
+
+    public init(events: [String], filters: [PropertyFilter] = [], fromStep: Int, toStep: Int) {
+        self.events = events
+        self.filters = filters
+        self.fromStep = fromStep
+        self.toStep = toStep
     }
 }

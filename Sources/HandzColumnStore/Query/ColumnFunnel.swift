@@ -38,7 +38,12 @@ public struct ColumnFunnel: Sendable {
         if let success = query.funnel.successCondition {
             matchers.add(bit: UInt32(1) << UInt32(query.funnel.steps.count), events: success.events, filters: success.filters, catalog: catalog, strings: store.strings)
         }
-        let names = matchers.eventNames
+        for (index, exclusion) in query.funnel.exclusions.enumerated() {
+            matchers.add(bit: FunnelModes.exclusionBit(index, steps: query.funnel.steps.count), events: exclusion.events, filters: exclusion.filters, catalog: catalog, strings: store.strings)
+        }
+        // Strict order reads every event: any of them between two steps ends a chain.
+        let strict = query.funnel.order == .strict
+        let names = strict ? Set(store.manifest.chunks.map(\.event)) : matchers.eventNames
         let breakdownColumn = query.breakdown.map(RowMatchers.columnName)
         let funnel = query.funnel
         // The values the evaluator links or keys on, per row: each link property's text (across
@@ -85,7 +90,7 @@ public struct ColumnFunnel: Sendable {
             return part
         }
         FunnelRows(parts: parts).hand(to: &evaluator)
-        if let success = query.funnel.successCondition, success.events.isEmpty {
+        if let success = query.funnel.successCondition, success.events.isEmpty, !strict {
             try addSuccessOnAnyEvent(success, stepEvents: names, into: &evaluator)
         }
         return evaluator.report()

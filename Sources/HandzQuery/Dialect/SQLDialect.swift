@@ -64,6 +64,16 @@ public enum SQLDialect: String, CaseIterable, Sendable {
         }
     }
 
+    /// `expression` (an integer) as text, in decimal.
+    func castText(_ expression: String) -> String {
+        switch self {
+        case .sqlite, .postgres: "CAST(\(expression) AS TEXT)"
+        case .duckdb: "CAST(\(expression) AS VARCHAR)"
+        case .clickhouse: "CAST(toString(\(expression)) AS Nullable(String))"
+        case .spark, .bigquery: "CAST(\(expression) AS STRING)"
+        }
+    }
+
     /// `expression` as a nullable 64-bit integer.
     func castInteger(_ expression: String) -> String {
         switch self {

@@ -44,6 +44,33 @@ public enum AdHocFunnel {
         }.joined(separator: ",")
     }
 
+    /// An exclusion step (issue 35 §3) in the text form: a step's events and filters, then
+    /// optionally `@A-B`, the steps between which it is watched (default: 1 to `steps`):
+    /// `library_viewed@2-4`. Refusals name no value, as for steps.
+    public static func exclusion(_ text: String, steps: Int, catalog: Catalog) throws(QueryError) -> FunnelExclusion {
+        guard text.utf8.count <= 1_024 else { throw .invalidFunnel("an exclusion is longer than 1024 bytes") }
+        var body = Substring(text)
+        var (from, to) = (1, steps)
+        if let at = text.lastIndex(of: "@"), !text[at...].contains("]") {
+            body = text[..<at]
+            let bounds = text[text.index(after: at)...].split(separator: "-", omittingEmptySubsequences: false)
+            guard bounds.count == 2, let a = Int(bounds[0]), let b = Int(bounds[1]) else {
+                throw .invalidFunnel("an exclusion's steps are @A-B, two step numbers")
+            }
+            (from, to) = (a, b)
+        }
+        guard 1 <= from, from < to, to <= steps else { throw .invalidFunnel("an exclusion is watched between steps A < B within 1…\(steps)") }
+        let parsed = try step(body, number: 0, catalog: catalog)
+        return FunnelExclusion(events: parsed.events, filters: parsed.filters, fromStep: from, toStep: to)
+    }
+
+    /// The text form of `exclusion` (what ``exclusion(_:steps:catalog:)`` reads back), the steps
+    /// left out when they are the default 1…`steps`.
+    public static func text(_ exclusion: FunnelExclusion, steps: Int) -> String {
+        let body = text([FunnelStep(events: exclusion.events, filters: exclusion.filters)])
+        return exclusion.fromStep == 1 && exclusion.toStep == steps ? body : body + "@\(exclusion.fromStep)-\(exclusion.toStep)"
+    }
+
     /// The steps' texts: split on commas outside brackets.
     static func split(_ text: String) throws(QueryError) -> [Substring] {
         guard text.utf8.count <= 4_096 else { throw .invalidFunnel("the steps are longer than 4096 bytes") }

@@ -192,8 +192,19 @@ public struct FunnelEvaluator: Sendable {
         var overall = StepDeltas(stepCount: stepCount)
         var buckets: [Int32: StepDeltas] = [:]
         let keyed = query.funnel.chainKey != nil
+        let plain = FunnelModes.isPlain(query)
         for actor in actors where starts[actor + 1] > starts[actor] {
             let ordered = Array(grouped[starts[actor]..<starts[actor + 1]])
+            if !plain {
+                // Order modes, exclusions, conversion over time (FunnelEvaluator+Modes).
+                let (chain, days) = modeChains(ordered)
+                if let chain {
+                    overall.add(chain)
+                    if query.breakdown != nil { buckets[chain.breakdown, default: StepDeltas(stepCount: stepCount)].add(chain) }
+                }
+                for (day, chain) in days { buckets[day, default: StepDeltas(stepCount: stepCount)].add(chain) }
+                continue
+            }
             guard let chain = keyed ? keyedBestChain(ordered) : bestChain(ordered, steps: stepCount) else { continue }
             overall.add(chain)
             if query.breakdown != nil { buckets[chain.breakdown, default: StepDeltas(stepCount: stepCount)].add(chain) }
@@ -207,6 +218,7 @@ public struct FunnelEvaluator: Sendable {
     /// every chain has one entry and so one value, so its actors, links, conversions and medians
     /// are those of exactly the actors outside the kept values, never a sum of rates.
     func bucketRows(_ buckets: [Int32: StepDeltas]) -> [FunnelRow]? {
+        if query.byEntryDay { return buckets.flatMap { day, deltas in deltas.rows(breakdown: String(day)) } }
         guard query.breakdown != nil else { return nil }
         let name = { (bucket: Int32) in bucket >= 0 ? self.breakdownValues[Int(bucket)] : nil }
         guard let limit = query.breakdownLimit, buckets.count > limit + 1 else {

@@ -37,6 +37,11 @@ public struct FunnelQuery: Sendable, Equatable {
     /// rates, and its medians are of its own chains (``FunnelEvaluator``, ``BreakdownLimit``).
     /// Nil (the CLI's default and every dialect's SQL): every value.
     public var breakdownLimit: Int?
+    /// Conversion over time (issue 35 §3): the funnel counted per UTC day of entry — each
+    /// (actor, day) is one funnel of its own, walked from that day's entries only, so an actor
+    /// who enters on three days counts on each. The result's breakdown rows carry the day (days
+    /// since 1970-01-01, as text) instead of a property's value; no breakdown with it.
+    public var byEntryDay: Bool = false
 
     public init(funnel: FunnelDefinition, fromMs: Int64, toMs: Int64, windowMs: Int64? = nil, actor: ActorKind = .install, breakdown: String? = nil, source: EventSource = .table) {
         self.funnel = funnel

@@ -133,3 +133,36 @@ public struct FunnelReport: Sendable, Equatable {
         return (results, success)
     }
 }
+
+/// Conversion over time (``FunnelQuery/byEntryDay``): the funnel of one UTC day's entries.
+public struct FunnelEntryDay: Sendable, Equatable {
+    /// The day's start, milliseconds since 1970-01-01T00:00:00Z.
+    public var dayMs: Int64
+    public var steps: [FunnelStepResult]
+    public var success: FunnelStepResult?
+
+    /// Actors entering that day (step 1).
+    public var entered: Int64 { steps.first?.actors ?? 0 }
+    /// Those whose chain from that day's entries reached the last step.
+    public var completed: Int64 { steps.last?.actors ?? 0 }
+}
+
+extension FunnelReport {
+    /// By entry day, every UTC day of [from, to) that overlaps the range — days nobody entered
+    /// on listed with 0 — in order; empty unless the query asked for conversion over time.
+    public var entryDays: [FunnelEntryDay] {
+        guard query.byEntryDay else { return [] }
+        let day = FunnelEvaluator.dayMs
+        var byDay: [Int64: FunnelBucket] = [:]
+        for bucket in breakdown ?? [] {
+            if let value = bucket.value, let number = Int64(value) { byDay[number] = bucket }
+        }
+        let first = query.fromMs / day, last = (query.toMs - 1) / day
+        guard first <= last else { return [] }
+        return (first...last).map { number in
+            if let bucket = byDay[number] { return FunnelEntryDay(dayMs: number * day, steps: bucket.steps, success: bucket.success) }
+            let (steps, success) = Self.steps(query.funnel, [])
+            return FunnelEntryDay(dayMs: number * day, steps: steps, success: success)
+        }
+    }
+}

@@ -33,12 +33,17 @@ public struct FunnelSQLBuilder {
         if query.funnel.handoffIndex != nil {
             // Across people: rk(bd, lvl, t1…tn, tx, r = 1) per sender chain and per receiver.
             ctes += try linkedChainCTEs(query)
+        } else if query.funnel.order == .any {
+            ctes += anyOrderChainCTEs(query)
         } else {
             // One row per actor with an entry, its reported chain: rk(actor, bd, lvl, t1…tn, tx,
             // r = 1), tx the success event's time or NULL.
             // A chain per actor and id (F4's plan) is a running-window partition; ClickHouse's
-            // per-actor arrays have no such partition, so it runs the windows too.
-            ctes += dialect == .clickhouse && query.funnel.chainKey == nil ? clickHouseChainCTEs(query) : windowChainCTEs(query)
+            // per-actor arrays have no such partition, so it runs the windows too — and for the
+            // modes of issue 35 (strict order, exclusions, per entry day), which its arrays do not
+            // carry.
+            let arrays = dialect == .clickhouse && query.funnel.chainKey == nil && FunnelModes.isPlain(query)
+            ctes += arrays ? clickHouseChainCTEs(query) : windowChainCTEs(query)
         }
         // One row per (chain, step reached), the success as step n + 1: rk is read once (engines
         // that inline CTEs, such as ClickHouse, would otherwise compute the chains once per step).
@@ -94,11 +99,44 @@ public struct FunnelSQLBuilder {
         // chain only takes events carrying its entry's id. The success stays the actor's (gx).
         let keyed = !linkPosition && query.funnel.chainKey != nil
         let actorAfter = "OVER (PARTITION BY actor ORDER BY t DESC, id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
-        let after = keyed ? "OVER (PARTITION BY actor, ck ORDER BY t DESC, id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)" : actorAfter
-        let rowColumns = ["actor", "t", "id", "bd"] + (keyed ? ["ck"] : [])
+        // Strict order (issue 35 §3): step k's event must be the row right after r, so the frame
+        // is that one row (in reverse order, the row before) and no pass drops a row: every
+        // event of the actor is a row, and any of them between two steps ends the chain.
+        let strict = !linkPosition && query.funnel.order == .strict
+        let frame = strict ? "ROWS BETWEEN 1 PRECEDING AND 1 PRECEDING" : "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"
+        let after = "OVER (PARTITION BY actor\(keyed ? ", ck" : "") ORDER BY t DESC, id DESC \(frame))"
+        let exclusions = linkPosition ? [] : query.funnel.exclusions
+        var rowColumns = ["actor", "t", "id", "bd"] + (keyed ? ["ck"] : [])
         let stepColumns = (1...count).map { "s\($0)" }
         var source = first
         var carried: [String] = []
+        // Exclusions: each row's place in its actor's order (pos) and, per exclusion i, the place
+        // of the first excluded event strictly after it (x{i}); the passes then carry, like step
+        // times (they too only grow as the row moves later), the places of the chain's steps
+        // (p{j}) and the first excluded place after each watched step (x{i}_{g}). An entry's
+        // chain is dropped when x{i}_{g} < p{g+1} for a gap g it reached.
+        let watchedPlaces = Set(exclusions.flatMap { ($0.fromStep + 1)...$0.toStep })
+        let watchedGaps = exclusions.enumerated().flatMap { index, exclusion in (exclusion.fromStep..<exclusion.toStep).map { (index + 1, $0) } }
+        if !exclusions.isEmpty {
+            let flags = (1...exclusions.count).map { "e\($0)" }
+            let success = query.funnel.successCondition == nil ? [] : ["sx"]
+            ctes.append("""
+            \(prefix)pz0 AS (
+              SELECT \((rowColumns + stepColumns + success + flags).joined(separator: ", ")),
+                     ROW_NUMBER() OVER (PARTITION BY actor ORDER BY t, id) AS pos
+              FROM \(first)
+            )
+            """)
+            let places = flags.map { "MIN(CASE WHEN \($0) = 1 THEN pos END) \(actorAfter) AS x\($0.dropFirst())" }
+            ctes.append("""
+            \(prefix)pz AS (
+              SELECT \((rowColumns + stepColumns + success + ["pos"] + places).joined(separator: ", "))
+              FROM \(prefix)pz0
+            )
+            """)
+            source = "\(prefix)pz"
+            rowColumns += ["pos"] + (1...exclusions.count).map { "x\($0)" }
+        }
         // The success after step s: gx is the time of the first success event strictly after each
         // row (one more running window, before the step passes drop the success-only rows); at
         // pass s the chain's step-s event takes its gx, and passes s−1…2 carry it back like a
@@ -109,7 +147,7 @@ public struct FunnelSQLBuilder {
             \(prefix)px AS (
               SELECT \((rowColumns + stepColumns).joined(separator: ", ")),
                      MIN(CASE WHEN sx = 1 THEN t END) \(actorAfter) AS gx
-              FROM \(first)
+              FROM \(source)
             )
             """)
             source = "\(prefix)px"
@@ -124,6 +162,14 @@ public struct FunnelSQLBuilder {
                 columns.append(k == count ? "MIN(CASE WHEN s\(k) = 1 THEN pos END) \(after) AS f\(k)_p"
                                           : "MIN(CASE WHEN s\(k) = 1 THEN f\(k + 1)_p END) \(after) AS f\(k)_p")
             }
+            if watchedPlaces.contains(k) { columns.append("MIN(CASE WHEN s\(k) = 1 THEN pos END) \(after) AS f\(k)_p\(k)") }
+            for j in watchedPlaces.sorted() where j > k {
+                columns.append("MIN(CASE WHEN s\(k) = 1 THEN f\(k + 1)_p\(j) END) \(after) AS f\(k)_p\(j)")
+            }
+            for (exclusion, gap) in watchedGaps where gap >= k {
+                let value = gap == k ? "x\(exclusion)" : "f\(k + 1)_x\(exclusion)_\(gap)"
+                columns.append("MIN(CASE WHEN s\(k) = 1 THEN \(value) END) \(after) AS f\(k)_x\(exclusion)_\(gap)")
+            }
             if let successStep {
                 if k > successStep { columns.append("gx") }
                 if k == successStep { columns.append("MIN(CASE WHEN s\(k) = 1 THEN gx END) \(after) AS f\(k)_x") }
@@ -135,10 +181,12 @@ public struct FunnelSQLBuilder {
             ctes.append("""
             \(prefix)p\(k) AS (
               SELECT \(columns.joined(separator: ",\n         "))
-              FROM \(source)\(source == first ? "" : "\n  WHERE \(needed)")
+              FROM \(source)\(source == first || strict ? "" : "\n  WHERE \(needed)")
             )
             """)
             carried = (k...count).map { "f\(k)_\($0)" } + (successStep.map { k <= $0 } == true ? ["f\(k)_x"] : []) + (linkPosition ? ["f\(k)_p"] : [])
+                + watchedPlaces.sorted().filter { $0 >= k }.map { "f\(k)_p\($0)" }
+                + watchedGaps.filter { $0.1 >= k }.map { "f\(k)_x\($0.0)_\($0.1)" }
             source = "\(prefix)p\(k)"
         }
         // One row per entry: step j's time is f2_j (the chain after the entry); the level is the
@@ -162,18 +210,27 @@ public struct FunnelSQLBuilder {
             chainColumns.append("\(dialect.nullInteger) AS tx")
         }
         if linkPosition { chainColumns.append(count == 1 ? "pos AS ph" : "f2_p AS ph") }
+        // An entry whose chain reached step g + 1 with an excluded event before it (and after
+        // step g) is dropped; the chain reaches g + 1 when that step is within the window.
+        let dropped = watchedGaps.map { exclusion, gap in
+            let excluded = gap == 1 ? "x\(exclusion)" : "f2_x\(exclusion)_\(gap)"
+            return "(f2_\(gap + 1) <= t + \(window) AND \(excluded) < f2_p\(gap + 1))"
+        }
+        let kept = dropped.isEmpty ? "" : " AND (CASE WHEN \(dropped.joined(separator: " OR ")) THEN 1 ELSE 0 END) = 0"
         ctes.append("""
         \(prefix)ch AS (
           SELECT \(chainColumns.joined(separator: ", "))
           FROM \(source)
-          WHERE s1 = 1 AND t >= \(from) AND t < \(to)
+          WHERE s1 = 1 AND t >= \(from) AND t < \(to)\(kept)
         )
         """)
         let times = (1...count).map { "t\($0)" }.joined(separator: ", ")
+        // Conversion over time: one funnel per (actor, entry day), the day carried as bd.
+        let chainsOf = !linkPosition && query.byEntryDay ? "actor, bd" : "actor"
         ctes.append("""
         \(prefix)rk AS (
           SELECT actor, bd, lvl, \(times), tx, 1 AS lo, 1 AS kind, \(dialect.nullInteger) AS lk,
-                 ROW_NUMBER() OVER (PARTITION BY actor ORDER BY lvl DESC, t, id) AS r
+                 ROW_NUMBER() OVER (PARTITION BY \(chainsOf) ORDER BY lvl DESC, t, id) AS r
           FROM \(prefix)ch
         )
         """)
@@ -189,7 +246,7 @@ public struct FunnelSQLBuilder {
     /// events per actor itself (``successFilter(_:)``; the embedded store's funnel walk).
     public func eventsSQL(_ query: FunnelQuery, successOnAnyEvent: Bool = true) throws(QueryError) -> String {
         let steps = ((1...query.funnel.steps.count).map { "s\($0)" } + (query.funnel.successCondition == nil ? [] : ["sx"])
-            + Self.valueColumns(query.funnel)).joined(separator: ", ")
+            + query.funnel.exclusions.indices.map { "e\($0 + 1)" } + Self.valueColumns(query.funnel)).joined(separator: ", ")
         return "WITH\n" + (try eventCTEs(query, successOnAnyEvent: successOnAnyEvent)).joined(separator: ",\n")
             + "\nSELECT actor, t, id, bd, \(steps) FROM ev" + dialect.querySuffix
     }
@@ -221,6 +278,7 @@ public struct FunnelSQLBuilder {
         }
         guard query.fromMs < query.toMs else { throw .invalidRange("from must be before to") }
         guard query.windowMs > 0 else { throw .invalidWindow }
+        try FunnelModes.check(query)
         let access = PropertyAccess(catalog: catalog, dialect: dialect)
         let from = String(query.fromMs)
         let horizon = String(query.toMs &+ query.windowMs)
@@ -235,7 +293,7 @@ public struct FunnelSQLBuilder {
         let breakdown = try query.breakdown.map { name throws(QueryError) in
             try checkBreakdown(name, funnel: query.funnel)
             return try access.text(name)
-        } ?? dialect.nullText
+        } ?? (query.byEntryDay ? dialect.castText(dialect.integerDivision("e.event_time_ms", "86400000")) : dialect.nullText)
 
         var flags: [String] = []
         var names: [String] = []
@@ -245,6 +303,10 @@ public struct FunnelSQLBuilder {
             if query.funnel.chainKey != nil, index > 0, let link = step.link { match += " AND \(try access.text(link.property)) IS NOT NULL" }
             flags.append("CASE WHEN \(match) THEN 1 ELSE 0 END AS s\(index + 1)")
             for name in step.events where !names.contains(name) { names.append(name) }
+        }
+        for (index, exclusion) in query.funnel.exclusions.enumerated() {
+            flags.append("CASE WHEN \(try access.matches(events: exclusion.events, filters: exclusion.filters)) THEN 1 ELSE 0 END AS e\(index + 1)")
+            for name in exclusion.events where !names.contains(name) { names.append(name) }
         }
         var selected = "e.event_name IN \(try dialect.literalList(names))"
         var firstByEvents: [String]?
@@ -264,6 +326,8 @@ public struct FunnelSQLBuilder {
             selected = success.events.isEmpty && successOnAnyEvent
                 ? "(e.event_name IN \(try dialect.literalList(names)) OR \(match))" : "e.event_name IN \(try dialect.literalList(names))"
         }
+        // Strict order: every event of the actor is a row, since any of them breaks a chain.
+        if query.funnel.order == .strict { selected = "1 = 1" }
         flags += try linkColumns(query.funnel, access)
         if let key = query.funnel.chainKey {
             var cases: [String] = []
@@ -286,7 +350,7 @@ public struct FunnelSQLBuilder {
         // `first_by` (F2: a flow's first save): the success events are read from the start of the
         // data, so that a save's rank among the actor's saves of the same value (`fr`) is over all
         // stored data; only rows in [from, to + window) go on, as without it.
-        let row = ["actor", "t", "id", "bd"] + (1...query.funnel.steps.count).map { "s\($0)" }
+        let row = ["actor", "t", "id", "bd"] + (1...query.funnel.steps.count).map { "s\($0)" } + query.funnel.exclusions.indices.map { "e\($0 + 1)" }
         let values = Self.valueColumns(query.funnel)
         ctes.append("""
         ev AS (
