@@ -13,6 +13,7 @@ BigQuery SQL is parsed with sqlglot. Exits 1 on any difference.
 Never prints event values: only query names, counts and medians.
 """
 import argparse
+import datetime
 import json
 import os
 import sqlite3
@@ -241,7 +242,8 @@ class Spark:
 # ---------------------------------------------------------------------------------- normalising
 def funnel_rows(rows):
     """(breakdown, step) -> (actors, median_ms, links), from SQL rows; step n + 1 is the success."""
-    return {(r[0], int(r[1])): (int(r[2]), None if r[3] is None else int(r[3]), int(r[4] or 0))
+    # str(): an engine's client may read a day number's text back as a number (chdb does).
+    return {(None if r[0] is None else str(r[0]), int(r[1])): (int(r[2]), None if r[3] is None else int(r[3]), int(r[4] or 0))
             for r in rows if int(r[2]) > 0 or int(r[4] or 0) > 0}
 
 
@@ -257,7 +259,12 @@ def funnel_expected(report):
                                            step.get("links") or 0)
 
     # The success row is step n + 1 in the SQL's rows.
-    if "breakdown" in report:
+    if "by_entry_day" in report:
+        # Conversion over time: the SQL's breakdown column is the UTC day number of entry.
+        for day in report["by_entry_day"]:
+            number = str((datetime.date.fromisoformat(day["day"]) - datetime.date(1970, 1, 1)).days)
+            add(number, day["steps"] + ([day["success"]] if "success" in day else []))
+    elif "breakdown" in report:
         for bucket in report["breakdown"]:
             add(bucket["value"], bucket["steps"] + ([bucket["success"]] if "success" in bucket else []))
     else:
@@ -348,6 +355,18 @@ TRENDS = [
 ]
 
 
+# Funnel modes (issue 35 §3): strict and any order, exclusion steps, conversion over time.
+FUNNEL_MODES = [
+    ("F0 strict", ["F0", "--order", "strict"]),
+    ("ad hoc strict", ["--steps", "app_open,onboarding_viewed,flow_builder_opened|library_viewed", "--order", "strict"]),
+    ("ad hoc any order", ["--steps", "onboarding_viewed,flow_builder_opened|library_viewed,flow_draft_created", "--order", "any"]),
+    ("F0 excluding library_viewed between steps 2 and 4", ["F0", "--exclude", "library_viewed@2-4"]),
+    ("F1 excluding app_background and a blocked gate", ["F1", "--exclude", "app_background", "--exclude", "gate_result[result=blocked]@3-4"]),
+    ("F0 by entry day", ["F0", "--by-day"]),
+    ("ad hoc any order by entry day", ["--steps", "onboarding_viewed,flow_builder_opened|library_viewed,flow_draft_created", "--order", "any", "--by-day"]),
+]
+
+
 def kpi_expected(report):
     if report["measure"] == "cohort_median_time":
         return ("median", report["median_ms"], report["denominator"])
@@ -368,6 +387,9 @@ def cases(catalog_kpis, start, end, narrow_from, narrow_to):
         out.append((f"funnel {funnel} narrow range, window 1d", "funnel", [funnel, *narrow, "--window", "1d"]))
         out.append((f"funnel {funnel} actor user", "funnel", [funnel, *full, "--actor", "user"]))
         out.append((f"funnel {funnel} breakdown {breakdowns[funnel]}", "funnel", [funnel, *narrow, "--breakdown", breakdowns[funnel]]))
+    for label, arguments in FUNNEL_MODES:
+        for name, bounds in (("", full), (" narrow", narrow)):
+            out.append((f"funnel {label}{name}", "funnel", [*arguments, *bounds]))
     # The release dimensions (docs/catalog-releases.md): any funnel breaks down by them.
     out.append(("funnel F0 breakdown catalog_version", "funnel", ["F0", *full, "--breakdown", "catalog_version"]))
     out.append(("funnel F2 breakdown app_version", "funnel", ["F2", *full, "--breakdown", "app_version"]))

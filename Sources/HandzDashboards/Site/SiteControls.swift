@@ -50,6 +50,12 @@ public struct SiteControls: Sendable, Hashable {
     public var panel = PanelControls()
     /// The explorer's funnel, in `AdHocFunnel`'s text form (checked against the catalog).
     public var steps: String?
+    /// The explorer's funnel modes (issue 35 §3): the order of its steps, its exclusion steps in
+    /// `AdHocFunnel.exclusion`'s text form (`exclude`, repeatable), and conversion over time
+    /// (`by=day`: one funnel per UTC day of entry).
+    public var order = FunnelOrder.sequential
+    public var exclusions: [String] = []
+    public var byEntryDay = false
     /// The trends page's series, in `TrendQuery`'s text form (checked against the catalog), what
     /// it counts and per which period (issue 35 §1).
     public var series: String?
@@ -73,7 +79,7 @@ public struct SiteControls: Sendable, Hashable {
         var ownParameters: Set<String> {
             switch self {
             case .dashboard: []
-            case .explorer: ["steps", "step"]
+            case .explorer: ["steps", "step", "order", "exclude", "by"]
             case .trends: ["series", "event", "measure", "interval"]
             case .retention: ["returning", "interval"]
             case .paths: ["anchor", "direction", "depth"]
@@ -89,7 +95,7 @@ public struct SiteControls: Sendable, Hashable {
 
     /// The parameters the pages take; `step` (the explorer's step pickers) and `event` (the trends
     /// page's) may repeat.
-    public static let parameterNames = ["range", "from", "to", "compare", "breakdown", "actor", "window", "steps", "step",
+    public static let parameterNames = ["range", "from", "to", "compare", "breakdown", "actor", "window", "steps", "step", "order", "exclude", "by",
                                         "series", "event", "measure", "interval", "returning", "anchor", "direction", "depth"]
     static let pageParameters: Set<String> = Page.explorer.ownParameters.union(Page.trends.ownParameters).union(Page.retention.ownParameters).union(Page.paths.ownParameters)
 
@@ -104,7 +110,7 @@ public struct SiteControls: Sendable, Hashable {
         var fromText: String?, toText: String?
         for (name, value) in items {
             guard parameterNames.contains(name), !pageParameters.contains(name) || page.ownParameters.contains(name) else { throw .unknownParameter }
-            guard name == "step" || name == "event" || seen.insert(name).inserted else { throw .repeated(name) }
+            guard name == "step" || name == "event" || name == "exclude" || seen.insert(name).inserted else { throw .repeated(name) }
             guard value.utf8.count <= 4_096 else { throw .invalid(name) }
             if value.isEmpty { continue }
             switch name {
@@ -126,6 +132,15 @@ public struct SiteControls: Sendable, Hashable {
                 guard let seconds = windowSeconds(value), seconds <= maxWindowSeconds else { throw .invalid(name) }
                 controls.panel.windowSeconds = seconds
             case "steps": controls.steps = value
+            case "order":
+                guard let order = FunnelOrder(rawValue: value) else { throw .invalid(name) }
+                controls.order = order
+            case "exclude":
+                guard controls.exclusions.count < FunnelModes.maxExclusions else { throw .invalid(name) }
+                controls.exclusions.append(value)
+            case "by":
+                guard value == "day" else { throw .invalid(name) }
+                controls.byEntryDay = true
             case "series": controls.series = value
             case "measure":
                 guard let measure = TrendQuery.Measure(rawValue: value) else { throw .invalid(name) }
@@ -182,12 +197,25 @@ public struct SiteControls: Sendable, Hashable {
             do {
                 // Checked here so a refusal happens before anything runs; the message says which
                 // step and why, never the text.
-                _ = try AdHocFunnel.definition(steps, windowSeconds: controls.panel.windowSeconds ?? AdHocFunnel.defaultWindowSeconds, catalog: catalog)
+                _ = try controls.funnel(steps, catalog: catalog)
             } catch {
                 throw .funnel(error.description)
             }
         }
         return controls
+    }
+
+    /// The explorer's funnel: `steps` with the controls' window, order and exclusions, checked
+    /// like a query (`FunnelModes.check`: the order and exclusions fit, no breakdown with
+    /// conversion over time).
+    public func funnel(_ steps: String, catalog: Catalog) throws(QueryError) -> FunnelDefinition {
+        var funnel = try AdHocFunnel.definition(steps, windowSeconds: panel.windowSeconds ?? AdHocFunnel.defaultWindowSeconds, catalog: catalog)
+        funnel.order = order
+        for text in exclusions { funnel.exclusions.append(try AdHocFunnel.exclusion(text, steps: funnel.steps.count, catalog: catalog)) }
+        var query = FunnelQuery(funnel: funnel, fromMs: 0, toMs: 1, breakdown: panel.breakdown)
+        query.byEntryDay = byEntryDay
+        try FunnelModes.check(query)
+        return funnel
     }
 
     /// `2026-03-01` → epoch ms of that UTC midnight; nil unless exactly a real date of that form
@@ -228,6 +256,9 @@ public struct SiteControls: Sendable, Hashable {
         if panel.actor != .install { items.append(("actor", panel.actor.rawValue)) }
         if let window = panel.windowSeconds { items.append(("window", DurationText.text(seconds: window))) }
         if let steps { items.append(("steps", steps)) }
+        if order != .sequential { items.append(("order", order.rawValue)) }
+        items += exclusions.map { ("exclude", $0) }
+        if byEntryDay { items.append(("by", "day")) }
         if let series { items.append(("series", series)) }
         if measure != .events { items.append(("measure", measure.rawValue)) }
         if interval != .day { items.append(("interval", interval.rawValue)) }
@@ -322,6 +353,9 @@ public enum SiteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case "step", "event": "an enabled event of the catalog"
         case "measure": "one of " + TrendQuery.Measure.allCases.map(\.rawValue).joined(separator: ", ")
         case "interval": "one of " + TrendQuery.Interval.allCases.map(\.rawValue).joined(separator: ", ")
+        case "order": "sequential, strict or any"
+        case "exclude": "at most \(FunnelModes.maxExclusions) exclusions"
+        case "by": "day, or nothing"
         case "direction": "next or previous"
         case "depth": "1 to \(PathQuery.maxDepth)"
         default: "see the form"

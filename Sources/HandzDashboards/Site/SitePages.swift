@@ -107,8 +107,18 @@ public enum SitePages {
             pickers += "</select></label>\n"
         }
         pickers += "</fieldset>\n<label for=\"steps\">Or the text form (used when filled) <input id=\"steps\" name=\"steps\" size=\"70\" maxlength=\"4096\" value=\"\(HTML.escape(refusal == nil && picked.isEmpty ? controls.steps ?? "" : ""))\"></label>\n"
+        pickers += funnelModeFields(controls, refused: refusal != nil)
         body += controlsForm(id: "explorer", action: root + "/explore", controls: controls, breakdowns: breakdowns, submit: ("run", "Run the funnel"), extra: pickers)
-        if let report {
+        if var report {
+            // Conversion over time keeps its days as the report's buckets: the funnel above is
+            // the whole range's, the days get their own chart and table below.
+            let days = report.query.byEntryDay ? conversionOverTime(report) : ""
+            if report.query.byEntryDay { report.breakdown = nil }
+            let previous = previous.map { previous in
+                var previous = previous
+                if previous.query.byEntryDay { previous.breakdown = nil }
+                return previous
+            }
             body += rangeLine(range.fromMs, range.toMs, previous: previous.map { ($0.query.fromMs, $0.query.toMs) }, controls: controls)
             let unit = controls.panel.actor == .user ? "users" : "installs"
             let panel = PanelDefinition(id: "explorer", title: "Ad-hoc funnel: \(report.query.funnel.steps.count) steps", bullet: "", chart: .funnel,
@@ -117,6 +127,7 @@ public enum SitePages {
                                          fromMs: range.fromMs, toMs: range.toMs, id: "p-explorer")
             renderer.previous = previous.map { PanelData(panel: panel, sources: [SourceData(label: "ad-hoc funnel", result: .funnel($0))]) }
             body += renderer.html()
+            body += days
         }
         if let provenance { body += footer(provenance) }
         let title = report == nil ? "Funnel explorer" : "Funnel explorer · \(rangeTitle(range.fromMs, range.toMs))"
@@ -141,6 +152,7 @@ public enum SitePages {
     static func suffix(_ controls: SiteControls) -> String {
         var kept = controls
         kept.steps = nil
+        (kept.order, kept.exclusions, kept.byEntryDay) = (.sequential, [], false)
         (kept.series, kept.measure, kept.interval, kept.returning) = (nil, .events, .day, nil)
         (kept.anchor, kept.direction, kept.depth) = (nil, .next, 3)
         let query = kept.query

@@ -342,8 +342,7 @@ final class DashboardSite: Sendable {
 
     func explorerPage(controls: SiteControls, range: (fromMs: Int64, toMs: Int64), previous: (fromMs: Int64, toMs: Int64)?) throws -> String {
         let started = ContinuousClock.now
-        let windowSeconds = controls.panel.windowSeconds ?? AdHocFunnel.defaultWindowSeconds
-        let funnel = try AdHocFunnel.definition(controls.steps ?? "", windowSeconds: windowSeconds, catalog: catalog)
+        let funnel = try controls.funnel(controls.steps ?? "", catalog: catalog)
         if let breakdown = controls.panel.breakdown {
             do {
                 try FunnelSQLBuilder(catalog: catalog, dialect: .sqlite).checkBreakdown(breakdown, funnel: funnel)
@@ -356,6 +355,7 @@ final class DashboardSite: Sendable {
             var query = FunnelQuery(funnel: funnel, fromMs: from, toMs: to, actor: controls.panel.actor, breakdown: controls.panel.breakdown)
             // The top values and "other", like a dashboard's funnels (issue 32 §3).
             query.breakdownLimit = BreakdownLimit.values
+            query.byEntryDay = controls.byEntryDay
             return query
         }
         let engine = columnEngine()
