@@ -611,6 +611,61 @@ def step_explorer(browser, opts, start, end):
     browser.shot("explorer-text")
 
 
+def step_funnel_modes(browser, opts, start, end):
+    print("== 7b. the explorer's funnel modes: strict order, an exclusion, conversion over time")
+    f0 = cli_funnel(opts, start, end + timedelta(days=1))
+    steps = ",".join(step["events"][0] for step in f0["steps"][:3])
+    base = ["funnel", "--steps", steps, "--db", opts.db, "--from", start.isoformat(), "--to", (end + timedelta(days=1)).isoformat(), "--format", "json"]
+
+    what = "explorer, an exclusion between steps 2 and 3"
+    browser.get("/dashboards/explore")
+    browser.set_value("#steps", steps)
+    browser.select("#order", "sequential", what)
+    browser.set_value("#exclude-1", "screen_viewed@2-3")
+    run_explorer_form(browser, start, end, what)
+    check(browser.query.get("exclude") == ["screen_viewed@2-3"], f"{what}: the URL carries exclude=")
+    table = funnel_table(browser, "adhoc", what)
+    if table is not None:
+        compare_rows(table_rows(table, "actors"), funnel_rows(cli(opts.binary, base + ["--exclude", "screen_viewed@2-3"])), what)
+
+    what = "explorer, steps back to back"
+    browser.get("/dashboards/explore")
+    browser.set_value("#steps", steps)
+    browser.select("#order", "strict", what)
+    run_explorer_form(browser, start, end, what)
+    check(browser.query.get("order") == ["strict"], f"{what}: the URL carries order=strict")
+    table = funnel_table(browser, "adhoc", what)
+    if table is not None:
+        compare_rows(table_rows(table, "actors"), funnel_rows(cli(opts.binary, base + ["--order", "strict"])), what)
+
+    what = "explorer, conversion over time"
+    browser.get("/dashboards/explore")
+    browser.set_value("#steps", steps)
+    browser.tick("#by", True)
+    run_explorer_form(browser, start, end, what)
+    check(browser.query.get("by") == ["day"], f"{what}: the URL carries by=day")
+    report = cli(opts.binary, base + ["--by-day"])
+    rows = browser.find("#p-over-time-table tbody tr")
+    check(len(rows) == len(report["by_entry_day"]), f"{what}: {len(rows)} days on the page = CLI {len(report['by_entry_day'])}")
+    for row, day in zip(rows, report["by_entry_day"]):
+        cells = [text_of(cell) for cell in row.find_elements(By.CSS_SELECTOR, "th, td")]
+        check(cells[0] == day["day"] and number(cells[1]) == day["entered"] and number(cells[2]) == day["completed"],
+              f"{what}: day {day['day']}: page {cells[:3]} = CLI")
+    check(len(browser.find("#p-over-time-chart polyline")) >= 1, f"{what}: the chart draws its line")
+    browser.shot("explorer-conversion-over-time", guide=True)
+
+
+def run_explorer_form(browser, start, end, what):
+    """The explorer's custom range through the form, then its Run button; no .error after."""
+    browser.select("#range", "custom", what)
+    browser.set_value("#from", start.isoformat())
+    browser.set_value("#to", end.isoformat())
+    run = browser.one("#run", what)
+    if run is not None:
+        browser.submit_with(run, what)
+    check(len(browser.find(".error")) == 0, f"{what}: no .error")
+
+
 def cli_trend(opts, start, end_exclusive, series, measure, interval, breakdown=None):
     args = ["trend", "--db", opts.db, "--series", series, "--measure", measure, "--interval", interval,
             "--from", start.isoformat(), "--to", end_exclusive.isoformat(), "--format", "json"]
@@ -841,6 +896,7 @@ def main():
                 guarded("compare", step_compare, browser, opts, opts.start + timedelta(days=days // 2), opts.end, "second-half")
             guarded("breakdown", step_breakdown, browser, opts, opts.start, opts.end)
             guarded("explorer", step_explorer, browser, opts, opts.start, opts.end)
+            guarded("funnel modes", step_funnel_modes, browser, opts, opts.start, opts.end)
             guarded("trends", step_trends, browser, opts, opts.start, opts.end)
             guarded("retention", step_retention, browser, opts, opts.start, opts.end)
             guarded("paths", step_paths, browser, opts, opts.start, opts.end)

@@ -172,7 +172,12 @@ struct CatalogLiteral {
         let steps = funnel.steps.map { step in
             "FunnelStep(specName: \(optional(step.specName)), events: \(list(step.events)), filters: \(filters(step.filters)), resolution: \(optional(step.resolution)), otherActor: \(step.otherActor), link: \(link(step.link)))"
         }
-        return "FunnelDefinition(id: \(SwiftNames.literal(funnel.id)), title: \(SwiftNames.literal(funnel.title)), spec: \(SwiftNames.literal(funnel.spec)), windowSeconds: \(funnel.windowSeconds), success: \(SwiftNames.literal(funnel.success)), successCondition: \(success), steps: [\(steps.joined(separator: ", "))])"
+        // The order and exclusions only when set, so the catalog's funnels read as before.
+        let order = funnel.order == .sequential ? "" : ", order: .\(funnel.order.rawValue)"
+        let exclusions = funnel.exclusions.isEmpty ? "" : ", exclusions: [" + funnel.exclusions.map { exclusion in
+            "FunnelExclusion(events: \(list(exclusion.events)), filters: \(filters(exclusion.filters)), fromStep: \(exclusion.fromStep), toStep: \(exclusion.toStep))"
+        }.joined(separator: ", ") + "]"
+        return "FunnelDefinition(id: \(SwiftNames.literal(funnel.id)), title: \(SwiftNames.literal(funnel.title)), spec: \(SwiftNames.literal(funnel.spec)), windowSeconds: \(funnel.windowSeconds), success: \(SwiftNames.literal(funnel.success)), successCondition: \(success), steps: [\(steps.joined(separator: ", "))]\(order)\(exclusions))"
     }
 
     static func match(_ match: EventMatch?) -> String {

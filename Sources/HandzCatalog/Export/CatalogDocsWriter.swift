@@ -95,6 +95,10 @@ public struct CatalogDocsWriter {
                 if let specName = step.specName { text += " — §5.1 `\(specName)`" }
                 out.append(text)
             }
+            if funnel.order != .sequential { out.append("- Order: \(funnel.order.rawValue)") }
+            for exclusion in funnel.exclusions {
+                out.append("- Excluded between steps \(exclusion.fromStep) and \(exclusion.toStep): " + exclusion.events.map { "`\($0)`" }.joined(separator: " or "))
+            }
             if let success = funnel.successCondition {
                 var text = "- Success: " + (success.events.isEmpty ? "any event" : success.events.map { "`\($0)`" }.joined(separator: " or "))
                 if !success.filters.isEmpty {

@@ -1,4 +1,5 @@
 import HandzAnalyticsCore
+import HandzQuery
 
 /// The catalog checks itself (`handz-analytics catalog lint`): the naming standard and its
 /// exceptions (CH33 §4), PII keys (§8.1), every string property closed or formatted (§1), ranges
@@ -294,6 +295,21 @@ struct Lint {
             }
             if funnel.success.isEmpty { error(location, "funnel \(funnel.id) needs a success description") }
             checkSuccessAndLinks(funnel, at: location, byName: byName)
+            // The order and exclusions (issue 35 §3) by the query's own rules, then their events.
+            do {
+                try FunnelModes.check(FunnelQuery(funnel: funnel, fromMs: 0, toMs: 1))
+            } catch {
+                self.error(location, "funnel \(funnel.id): \(error.description)")
+            }
+            for (index, exclusion) in funnel.exclusions.enumerated() {
+                for name in exclusion.events {
+                    guard let event = byName[name], event.isEnabled else {
+                        error(location, "funnel \(funnel.id) exclusion \(index + 1): \(name) is not an enabled catalogued event")
+                        continue
+                    }
+                    for filter in exclusion.filters { checkFilter(filter, event: event, at: location, step: "funnel \(funnel.id) exclusion \(index + 1)") }
+                }
+            }
             for (index, step) in funnel.steps.enumerated() {
                 let at = sources.funnelSteps["\(funnel.id)/\(index + 1)"] ?? location
                 if step.events.isEmpty { error(at, "funnel \(funnel.id) step \(index + 1) names no event") }

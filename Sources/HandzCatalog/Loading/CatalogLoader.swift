@@ -328,7 +328,7 @@ struct LoaderState {
 
     mutating func readFunnels(_ root: CatalogFiles) {
         guard case (var reader, let values)? = open(root, "funnels.yaml", allowed: ["funnels"], required: false) else { return }
-        let fields: Set<String> = ["title", "spec", "window", "success", "steps", "note"]
+        let fields: Set<String> = ["title", "spec", "window", "success", "steps", "note", "order", "exclude"]
         for (id, keyNode, value) in reader.pairs(values["funnels"], context: "funnels") {
             sources.funnels[id] = reader.location(keyNode)
             var funnel = FunnelDefinition(id: id, title: "", spec: "", windowSeconds: 0, success: "", steps: [])
@@ -339,6 +339,15 @@ struct LoaderState {
                 case "window": funnel.windowSeconds = reader.duration(fieldValue, "\(id).window") ?? 0
                 case "success": (funnel.success, funnel.successCondition) = readSuccess(&reader, funnel: id, fieldValue)
                 case "note": break
+                case "order":
+                    // Issue 35 §3: how the steps follow one another (HandzQuery docs, "Funnel semantics").
+                    if let order = FunnelOrder(rawValue: reader.string(fieldValue, "\(id).order") ?? "") { funnel.order = order } else {
+                        reader.problem(fieldValue, "funnel \(id) order must be one of \(FunnelOrder.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                case "exclude":
+                    for (index, node) in (fieldValue.sequence ?? []).enumerated() {
+                        funnel.exclusions.append(readExclusion(&reader, context: "funnel \(id) exclusion \(index + 1)", node))
+                    }
                 default:
                     for (index, stepNode) in (fieldValue.sequence ?? []).enumerated() {
                         sources.funnelSteps["\(id)/\(index + 1)"] = reader.location(stepNode)
@@ -347,6 +356,10 @@ struct LoaderState {
                 }
             }
             if funnel.successCondition?.afterStep == 0 { funnel.successCondition?.afterStep = funnel.steps.count }
+            // An exclusion without `between` watches every step (0 here means "not given").
+            for index in funnel.exclusions.indices where funnel.exclusions[index].toStep == 0 {
+                (funnel.exclusions[index].fromStep, funnel.exclusions[index].toStep) = (1, funnel.steps.count)
+            }
             catalog.funnels.append(funnel)
         }
         finish(reader)
@@ -375,6 +388,26 @@ struct LoaderState {
         reader.pairs(node, context: context).map { property, _, values in
             PropertyFilter(property: property, values: reader.strings(values, "\(context) \(property)"))
         }
+    }
+
+    /// `{events, where, between: [A, B]}`: an exclusion step (issue 35 §3); without `between`,
+    /// every step is watched (resolved once the steps are read: 0 here means "all").
+    func readExclusion(_ reader: inout YAMLReader, context: String, _ node: Node) -> FunnelExclusion {
+        var exclusion = FunnelExclusion(events: [], fromStep: 0, toStep: 0)
+        for (field, _, value) in reader.pairs(node, context: context, allowed: ["events", "where", "between"]) {
+            switch field {
+            case "events": exclusion.events = reader.strings(value, "\(context) events")
+            case "where": exclusion.filters = readFilters(&reader, context: "\(context) where", value)
+            default:
+                let bounds = (value.sequence ?? []).map { reader.integer($0, "\(context) between") ?? 0 }
+                guard bounds.count == 2 else {
+                    reader.problem(value, "\(context) between is [A, B], two step numbers")
+                    continue
+                }
+                (exclusion.fromStep, exclusion.toStep) = (Int(bounds[0]), Int(bounds[1]))
+            }
+        }
+        return exclusion
     }
 
     /// `{step: N, property: P, step_property: Q}` (Q defaults to P).
