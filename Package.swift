@@ -226,7 +226,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HandzIngestTests",
-            dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzLifecycle", "HandzLake", "HandzSQLite", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI", "HandzCatalogReleases"]
+            dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzLifecycle", "HandzLake", "HandzSQLite", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI", "HandzCatalogReleases",
+                           "HandzPostgresStore", "HandzColumnStore", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
+                           .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"]))]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Trends, retention and paths (issue 35 §1, §2, §4; not run in CI): on a simulated segment store
+# Trends, retention, paths and the funnel modes (issue 35 §1–§4; not run in CI): on a simulated segment store
 # of INSTALLS installs × DAYS days, each insight below as a whole process (`trend`, `retention`,
 # `paths`) on the column engine (one run to warm, then RUNS timed: min and median), and DuckDB
 # running the project's own generated SQL for it (`sql trend|retention|paths --dialect duckdb`) on
 # the same events in a DuckDB table (with install_first_seen), two threads, warm, in the same run.
 # The events reach DuckDB through `export sqlite`. Figures go to BENCHMARKS.md ("Analysts'
 # insights").
-#   scripts/bench-trends.sh [INSTALLS] [DAYS] [RUNS]     (default 100000 × 30, 5 runs)
+#   scripts/bench-trends.sh [INSTALLS] [DAYS] [RUNS] [ONLY]   (default 100000 × 30, 5 runs;
+#   ONLY: trend, retention, paths or funnel to run one kind)
 set -euo pipefail
 set -f  # the series hold brackets: no globbing of the word-split arguments
 cd "$(dirname "$0")/.."
-INSTALLS="${1:-100000}" DAYS="${2:-30}" RUNS="${3:-5}"
+INSTALLS="${1:-100000}" DAYS="${2:-30}" RUNS="${3:-5}" ONLY="${4:-}"
 source scripts/lib/workdir.sh
 work_run_dir "bench-trends-$INSTALLS-$DAYS" keep
 VENV="$WORK_DIR/venv"
@@ -71,13 +72,21 @@ measure() {
   echo "$command $*: column engine, whole process: min $(echo "$sorted" | head -1) ms, median $(echo "$sorted" | sed -n "$(( (RUNS + 1) / 2 ))p") ms (n=$RUNS)"
   "$VENV/bin/python" scripts/bench/duckdb_warm.py "$RUN/events.duckdb" "$RUN/insight.duckdb.sql" "$RUNS"
 }
-# shellcheck disable=SC2086
-for trend in "${trends[@]}"; do measure trend $trend; done
-# shellcheck disable=SC2086
-for retention in "${retentions[@]}"; do measure retention $retention; done
 paths=(
   "--anchor screen_viewed --depth 3"
   "--anchor flow_save_attempt --direction previous --depth 5"
 )
+funnels=(
+  "F0 --order strict"
+  "F0 --by-day"
+  "F1 --exclude app_background --exclude gate_result[result=blocked]@3-4"
+  "--steps onboarding_viewed,flow_builder_opened|library_viewed,flow_draft_created --order any"
+)
 # shellcheck disable=SC2086
-for path in "${paths[@]}"; do measure paths $path; done
+[ -n "$ONLY" ] && [ "$ONLY" != trend ] || for trend in "${trends[@]}"; do measure trend $trend; done
+# shellcheck disable=SC2086
+[ -n "$ONLY" ] && [ "$ONLY" != retention ] || for retention in "${retentions[@]}"; do measure retention $retention; done
+# shellcheck disable=SC2086
+[ -n "$ONLY" ] && [ "$ONLY" != paths ] || for path in "${paths[@]}"; do measure paths $path; done
+# shellcheck disable=SC2086
+[ -n "$ONLY" ] && [ "$ONLY" != funnel ] || for funnel in "${funnels[@]}"; do measure funnel $funnel; done

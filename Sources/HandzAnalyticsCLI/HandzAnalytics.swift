@@ -15,7 +15,7 @@ struct HandzAnalytics: AsyncParsableCommand {
             CommandGroup(name: "Ingest", subcommands: [Serve.self, Keys.self, Send.self, QueueCommand.self, Import.self, Validate.self]),
             CommandGroup(name: "Analyse", subcommands: [Funnel.self, KPI.self, Trend.self, Retention.self, Paths.self, DashboardCommand.self, SQLCommand.self, Export.self, Stats.self]),
             CommandGroup(name: "Catalog", subcommands: [CatalogCommand.self, LintCommand.self, Codegen.self, QA.self, Corpus.self, Simulate.self]),
-            CommandGroup(name: "Operate", subcommands: [LayerCommand.self, Backup.self, Restore.self, ForgetUser.self, Deletions.self, Purge.self]),
+            CommandGroup(name: "Operate", subcommands: [LayerCommand.self, Backup.self, Restore.self, ForgetUser.self, Deletions.self, Purge.self, Follow.self]),
         ]
     )
 }

@@ -84,7 +84,7 @@ public struct PostgresConnectionSettings: Sendable, Equatable, CustomStringConve
 
     /// One connection's configuration: the store's first connection is made alone, once, so a
     /// failure is reported with its cause at once (the pool would retry it with backoff forever).
-    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+    public func connectionConfiguration() throws -> PostgresConnection.Configuration {
         var tls = PostgresConnection.Configuration.TLS.disable
         if let configuration = tlsConfiguration() {
             let context = try NIOSSLContext(configuration: configuration)

@@ -97,5 +97,14 @@ enum PostgresSchema {
             ON CONFLICT (install_id) DO NOTHING
             """,
         ]),
+        // Issue 36 §1: what an analysis node follows. Each row carries the id of the transaction
+        // that stored it (`pg_current_xact_id()`, 64 bits, never wraps); every transaction below
+        // a snapshot's xmin has ended, so the rows below it are final and a follower reads each
+        // exactly once by that order (`PostgresEventStore+Follow`) — not by event time, which
+        // arrives out of order. Rows stored before this migration carry its own transaction's id.
+        Migration(version: 5, description: "commit order for analysis nodes", statements: [
+            "ALTER TABLE events ADD COLUMN commit_xid xid8 NOT NULL DEFAULT pg_current_xact_id()",
+            "CREATE INDEX events_by_commit ON events(commit_xid, event_id)",
+        ]),
     ]
 }

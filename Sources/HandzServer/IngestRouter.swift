@@ -31,36 +31,40 @@ enum IngestRouter {
 
     static func make(service: IngestService, accessLog: AccessLog?, bodyTimeout: Duration = .seconds(30),
                      clientConfig: ClientConfig = ClientConfig(), servesMetrics: Bool = true, dashboards: DashboardSite? = nil,
-                     trustedProxies: TrustedProxies = .loopback) -> Router<ServerContext> {
+                     trustedProxies: TrustedProxies = .loopback, ingests: Bool = true) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         if let accessLog { router.add(middleware: AccessLogMiddleware(log: accessLog)) }
         // Before every route (a middleware applies to the routes added after it, and to the
         // not-found answer).
         router.add(middleware: RequestBodyGuard(readers: bodyReaders.union(dashboards == nil ? [] : DashboardRoutes.bodyReaders)))
 
-        router.post("/v1/batch") { request, context in
-            // Refused before its body is read: close rather than drain a body still arriving.
-            guard service.admit() else {
-                return RequestBodyGuard.declaresBody(request.headers) ? closing(service.concurrencyLimited, channel: context.channel)
-                    : response(service.concurrencyLimited)
+        // An analysis node (`serve --follow`, issue 36) holds a copy: events and deletion requests go
+        // to the ingest nodes, and these routes answer 404 here.
+        if ingests {
+            router.post("/v1/batch") { request, context in
+                // Refused before its body is read: close rather than drain a body still arriving.
+                guard service.admit() else {
+                    return RequestBodyGuard.declaresBody(request.headers) ? closing(service.concurrencyLimited, channel: context.channel)
+                        : response(service.concurrencyLimited)
+                }
+                defer { service.release() }
+                if let length = request.headers[.contentLength].flatMap(Int.init), let tooLarge = service.tooLarge(contentLength: length) {
+                    return closing(tooLarge, channel: context.channel)
+                }
+                let body: [UInt8]
+                switch try await collect(request, limit: service.limits.maxBodyBytes, within: bodyTimeout) {
+                case .complete(let bytes): body = bytes
+                case .tooLarge: return closing(service.bodyTooLarge, channel: context.channel)
+                case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
+                }
+                return response(await service.ingest(headers: headerMap(request.headers), body: body, target: target(request)))
             }
-            defer { service.release() }
-            if let length = request.headers[.contentLength].flatMap(Int.init), let tooLarge = service.tooLarge(contentLength: length) {
-                return closing(tooLarge, channel: context.channel)
-            }
-            let body: [UInt8]
-            switch try await collect(request, limit: service.limits.maxBodyBytes, within: bodyTimeout) {
-            case .complete(let bytes): body = bytes
-            case .tooLarge: return closing(service.bodyTooLarge, channel: context.channel)
-            case .timedOut: return closing(.error(.requestTimeout(seconds: Int(bodyTimeout.components.seconds))), channel: context.channel)
-            }
-            return response(await service.ingest(headers: headerMap(request.headers), body: body, target: target(request)))
-        }
 
-        router.delete("/v1/users/:user_id") { request, context in
-            try await withSmallBody(request, context, within: bodyTimeout) { body in
-                let userID = context.parameters.get("user_id") ?? ""
-                return response(await service.forgetUser(userID, headers: headerMap(request.headers), body: body, target: target(request)))
+            router.delete("/v1/users/:user_id") { request, context in
+                try await withSmallBody(request, context, within: bodyTimeout) { body in
+                    let userID = context.parameters.get("user_id") ?? ""
+                    return response(await service.forgetUser(userID, headers: headerMap(request.headers), body: body, target: target(request)))
+                }
             }
         }
 

@@ -33,6 +33,11 @@ public struct ServerOptions: Sendable {
     public var databasePath = "handz-events.sqlite"
     /// `postgres://…` to use a shared PostgreSQL store instead of the embedded SQLite file.
     public var storeURL: String?
+    /// An analysis node (issue 36): follow this shared PostgreSQL store into the embedded segment
+    /// store at ``databasePath`` (``StoreFollower``) and serve the dashboards from the copy; no
+    /// events are ingested here.
+    public var followURL: String?
+    public var followIntervalSeconds: Double = 0.5
     public var keysPath = "handz-keys.json"
     public var catalogDirectory: String
     public var limits = IngestLimits()
@@ -159,7 +164,8 @@ public enum ServerRunner {
         let app = Application(
             router: IngestRouter.make(service: service, accessLog: try options.accessLogPath.map(AccessLog.init(path:)),
                                       bodyTimeout: .milliseconds(Int64(options.bodyTimeoutSeconds * 1000)), clientConfig: clientConfig,
-                                      servesMetrics: metrics == .ingestPort, dashboards: dashboardSite, trustedProxies: options.trustedProxies),
+                                      servesMetrics: metrics == .ingestPort, dashboards: dashboardSite, trustedProxies: options.trustedProxies,
+                                      ingests: options.followURL == nil),
             server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeoutSeconds * 1000)))),
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "handz-analytics",
                                                     availableConnectionsDelegate: MaximumAvailableConnections(options.maxConnections, logger: logger)),
@@ -167,6 +173,13 @@ public enum ServerRunner {
             logger: logger
         )
         var services: [any Service] = [StoreService(store: store), CatalogReloadService(service: service, logger: logger)]
+        if let url = options.followURL {
+            guard let segments else { throw StoreError.unavailable("an analysis node keeps its copy in a segment store (--engine segments)") }
+            let source = try await PostgresEventStore(url: url, logger: logger)
+            services.append(StoreService(store: source))
+            services.append(FollowService(follower: StoreFollower(source: source, copy: segments),
+                                          interval: .milliseconds(Int64((options.followIntervalSeconds * 1000).rounded())), logger: logger))
+        }
         if let columns, options.columnSealIntervalSeconds > 0 {
             services.append(ColumnSealingService(columns: columns, interval: .milliseconds(Int64((options.columnSealIntervalSeconds * 1000).rounded())), logger: logger))
         }

@@ -33,6 +33,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Use a shared PostgreSQL store (postgres://user@host:port/database; the password from PGPASSWORD) instead of --db.")
     var store: String?
 
+    @Option(help: "An analysis node: follow this shared PostgreSQL store (postgres://…) into --db, a segment store, and serve the dashboards from that copy; no events are ingested here (HandzServer documentation, \"SeveralNodes\").")
+    var follow: String?
+
     @Option(help: "Keys file (created with one ingest key if missing).")
     var keys = "handz-keys.json"
 
@@ -134,6 +137,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("\(db) is a segment engine's store (upgraded or made by --engine segments); it cannot go back to the SQLite log")
         }
         try checkPostgresURL(store)
+        try checkPostgresURL(follow)
+        if follow != nil {
+            guard store == nil else { throw ValidationError("--follow keeps a copy in --db; it does not take --store") }
+            guard resolvedEngine == EmbeddedEngine.segments.rawValue else { throw ValidationError("--follow keeps its copy in a segment store (--engine segments)") }
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         guard MetricsPlacement.resolve(metricsListen, ingestHost: host) != nil else {
@@ -163,6 +171,7 @@ struct Serve: AsyncParsableCommand {
         options.port = port
         options.databasePath = db
         options.storeURL = store
+        options.followURL = follow
         options.keysPath = keys
         options.accessLogPath = accessLog
         options.lakeDirectory = lake

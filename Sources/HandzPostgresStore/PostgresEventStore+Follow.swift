@@ -1,0 +1,100 @@
+import HandzAnalyticsCore
+import HandzStore
+import PostgresNIO
+
+/// One stored event as an analysis node reads it (issue 36 §1): the event, and the id of the
+/// transaction that stored it (`commit_xid`, ``PostgresSchema`` migration 5).
+public struct FollowedEvent: Sendable, Equatable {
+    public var commitXID: UInt64
+    public var event: ExportedEvent
+}
+
+/// Where a follower stands: every event with `commit_xid` below `through` is copied, and of the
+/// ones from `through` up to the round's `horizon`, those up to `after` in (commit_xid, event_id)
+/// order. A follower keeps it with its copy and reads on from it.
+public struct FollowCursor: Sendable, Equatable, Codable {
+    public var through: UInt64
+    public var horizon: UInt64
+    public var afterXID: UInt64?
+    public var afterEventID: String?
+
+    public init(through: UInt64 = 0, horizon: UInt64 = 0, afterXID: UInt64? = nil, afterEventID: String? = nil) {
+        (self.through, self.horizon, self.afterXID, self.afterEventID) = (through, horizon, afterXID, afterEventID)
+    }
+}
+
+/// Reading the shared store in commit order, for analysis nodes (issue 36 §1).
+///
+/// Why a transaction id and a snapshot's xmin rather than a sequence: a `BIGSERIAL` is taken when
+/// a row is inserted, not when its transaction commits, so a follower that read up to 1,000 can
+/// later meet a 990 committed late and skip it. `pg_snapshot_xmin(pg_current_snapshot())` is the
+/// oldest transaction still running: every transaction below it has committed or rolled back,
+/// so the rows with `commit_xid` below it are final (deletions aside) and visible to any later
+/// statement. A round reads the rows from the last horizon up to the new one, in pages by
+/// (commit_xid, event_id); a long transaction elsewhere holds the horizon back (the follower's
+/// lag says so) but never makes it skip a row.
+extension PostgresEventStore {
+    /// The commit horizon now: every transaction with a smaller id has ended.
+    public func commitHorizon() async throws -> UInt64 {
+        let rows = try await client.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
+        for try await (text) in rows.decode(String.self) {
+            guard let value = UInt64(text) else { break }
+            return value
+        }
+        throw StoreError.unavailable("the database gave no snapshot horizon")
+    }
+
+    /// Up to `limit` events with `cursor.through ≤ commit_xid < cursor.horizon` after the cursor's
+    /// (commit_xid, event_id), in that order; one statement, streamed.
+    public func committedEvents(after cursor: FollowCursor, limit: Int) async throws -> [FollowedEvent] {
+        var bindings = PostgresBindings()
+        bindings.append(String(cursor.through))
+        bindings.append(String(cursor.horizon))
+        var after = ""
+        if let xid = cursor.afterXID, let id = cursor.afterEventID {
+            bindings.append(String(xid))
+            bindings.append(id)
+            after = " AND (commit_xid, event_id) > ($3::text::xid8, $4)"
+        }
+        bindings.append(Int64(limit))
+        let sql = "SELECT commit_xid::text, \(ExportedEvent.selectList(eventID: "event_id", properties: "properties::text")) FROM events "
+            + "WHERE commit_xid >= $1::text::xid8 AND commit_xid < $2::text::xid8\(after) ORDER BY commit_xid, event_id LIMIT $\(bindings.count)"
+        let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+        var out: [FollowedEvent] = []
+        out.reserveCapacity(limit)
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            var failure: (any Error)?
+            let xid = try UInt64(cells[0].decode(String.self)) ?? 0
+            let event = ExportedEvent.read(
+                text: { index in
+                    do { return try cells[index + 1].decode(String?.self) } catch { failure = error; return nil }
+                },
+                integer: { index in
+                    do { return try cells[index + 1].decode(Int64.self) } catch { failure = error; return 0 }
+                })
+            if let failure { throw failure }
+            out.append(FollowedEvent(commitXID: xid, event: event))
+        }
+        return out
+    }
+
+    /// How many events lie between the cursor and the horizon (for a follower's progress line).
+    public func eventsToFollow(after cursor: FollowCursor) async throws -> Int64 {
+        var bindings = PostgresBindings()
+        bindings.append(String(cursor.through))
+        bindings.append(String(cursor.horizon))
+        let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM events WHERE commit_xid >= $1::text::xid8 AND commit_xid < $2::text::xid8", binds: bindings), logger: logger)
+        for try await count in rows.decode(Int64.self) { return count }
+        return 0
+    }
+
+    /// The users of every deletion request the shared store holds, oldest first, from the
+    /// `offset`-th on: what a follower applies to its copy (issue 36 §2).
+    public func deletionUsers(from offset: Int) async throws -> [String] {
+        let rows = try await client.query("SELECT user_id FROM deletion_requests ORDER BY received_time_ms, request_id OFFSET \(Int64(offset))", logger: logger)
+        var out: [String] = []
+        for try await user in rows.decode(String?.self) { out.append(user ?? "") }
+        return out
+    }
+}

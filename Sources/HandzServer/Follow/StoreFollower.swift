@@ -1,0 +1,172 @@
+import Foundation
+import HandzAnalyticsCore
+import HandzColumnStore
+import HandzPostgresStore
+import HandzLifecycle
+import HandzSigning
+import HandzStore
+
+/// An analysis node's copy of the shared PostgreSQL store (issue 36 §1): reads the store's events
+/// in commit order (``PostgresEventStore/committedEvents(after:limit:)``) and appends them, as
+/// they were stored, to an embedded segment store — which `serve` then seals into the column
+/// store and answers every page, the explorer and `funnel`/`kpi`/`qa --db` from, as on one node.
+///
+/// Exactly the store's events, none twice: the cursor (``FollowCursor``) is saved in the copy's
+/// `store_meta` after each page is durable in its segment log; a crash between the two re-reads
+/// that page, whose events the copy's exact dedupe (`EventIDIndex`) then drops as duplicates.
+/// Several analysis nodes may follow one store: each keeps its own cursor and copy, and only
+/// reads.
+public final class StoreFollower: @unchecked Sendable {
+    public let source: PostgresEventStore
+    public let copy: SegmentEventStore
+    /// Events read per statement.
+    public let pageSize: Int
+    static let cursorKey = "follow_cursor"
+
+    public init(source: PostgresEventStore, copy: SegmentEventStore, pageSize: Int = 20_000) {
+        self.source = source
+        self.copy = copy
+        self.pageSize = pageSize
+    }
+
+    /// What one round did.
+    public struct Round: Sendable, Equatable {
+        /// Events appended to the copy (duplicates of a re-read page not counted).
+        public var copied = 0
+        public var duplicates = 0
+        /// The horizon the round read up to.
+        public var horizon: UInt64 = 0
+    }
+
+    /// The saved cursor (a new copy: from the start).
+    public func cursor() throws -> FollowCursor {
+        guard let text = try copy.tables.metaValue(Self.cursorKey) else { return FollowCursor() }
+        return try JSONDecoder().decode(FollowCursor.self, from: Data(text.utf8))
+    }
+
+    func save(_ cursor: FollowCursor) throws {
+        try copy.tables.setMetaValue(Self.cursorKey, String(decoding: try JSONEncoder().encode(cursor), as: UTF8.self))
+    }
+
+    /// Copies every event committed before the current horizon (resuming a round a crash cut
+    /// short), page by page; `progress` gets the events copied so far and the round's total.
+    @discardableResult
+    public func round(progress: (Int, Int64) -> Void = { _, _ in }) async throws -> Round {
+        var cursor = try cursor()
+        if cursor.afterXID == nil {
+            // A new round: up to the store's horizon now.
+            cursor = FollowCursor(through: cursor.horizon, horizon: max(cursor.horizon, try await source.commitHorizon()))
+        }
+        var round = Round(horizon: cursor.horizon)
+        let total = try await source.eventsToFollow(after: FollowCursor(through: cursor.through, horizon: cursor.horizon))
+        while true {
+            let page = try await source.committedEvents(after: cursor, limit: pageSize)
+            guard let last = page.last else { break }
+            for batch in try Self.batches(page) {
+                let result = try await copy.append(batch)
+                round.copied += result.accepted
+                round.duplicates += result.duplicates
+            }
+            cursor.afterXID = last.commitXID
+            cursor.afterEventID = last.event.text(.eventID)
+            try save(cursor)
+            progress(round.copied + round.duplicates, total)
+            if page.count < pageSize { break }
+        }
+        // The round is whole: everything below its horizon is in the copy.
+        cursor = FollowCursor(through: cursor.horizon, horizon: cursor.horizon)
+        try save(cursor)
+        return round
+    }
+
+    /// The page's events as the requests the copy appends: consecutive events of one receipt
+    /// (receive time, key, catalog version) in one batch, each event as it was stored.
+    static func batches(_ page: [FollowedEvent]) throws -> [IngestBatch] {
+        var out: [IngestBatch] = []
+        var rows = EventRows(capacity: page.count)
+        var current: (received: Int64, key: String, catalog: String)?
+        func flush() {
+            guard let current, rows.count > 0 else { return }
+            out.append(IngestBatch(receivedTimeMs: current.received, keyID: current.key, catalogVersion: current.catalog, sentAtMs: nil,
+                                   bodyBytes: 0, rows: rows, rejected: []))
+            rows = EventRows(capacity: 0)
+        }
+        for followed in page {
+            let event = followed.event
+            let receipt = (event.receivedTimeMs, event.text(.keyID) ?? "", event.text(.catalogVersion) ?? "")
+            if let current, current != receipt { flush() }
+            current = receipt
+            guard let id = UUIDWords(lowercaseString: event.text(.eventID) ?? "") else {
+                throw StoreError.unavailable("the shared store holds an event_id that is not canonical UUID text")
+            }
+            var fields: [EventColumn: String] = [:]
+            for field in EventRows.fields { if let text = event.text(field) { fields[field] = text } }
+            rows.append(eventID: (id.high, id.low), eventTimeMs: event.integer(.eventTimeMs), fields: fields)
+        }
+        flush()
+        return out
+    }
+}
+
+extension ExportedEvent {
+    /// A text column's value.
+    func text(_ column: EventColumn) -> String? {
+        if case .text(let value) = self[column] { return value }
+        return nil
+    }
+
+    /// An integer column's value.
+    func integer(_ column: EventColumn) -> Int64 {
+        if case .integer(let value) = self[column] { return value }
+        return 0
+    }
+}
+
+/// Deletion reaches the copy (issue 36 §2, CH34 §8): every deletion request of the shared store is
+/// carried out on the copy too, in the follower's next round (within its lag, far inside the
+/// Privacy guide's deadline).
+///
+/// A request the shared store has run keeps only the user's salted hash (`subject_hash`), so the
+/// copy adopts the shared store's audit salt and matches the hash against the ids it holds
+/// (``SegmentEventStore/idTexts()``); a match is recorded in the copy's own ledger and run at
+/// once, as `forget-user` does, so the copy's ledger and audit show it with the same hash. Hashes
+/// already matched, or that matched nothing, are remembered (`follow_deletions_seen`) so each is
+/// looked for once: an id the copy does not hold when a request arrives was deleted in the shared
+/// store before the copy read it.
+extension StoreFollower {
+    static let seenKey = "follow_deletions_seen"
+
+    /// Carries out the shared store's new deletion requests on the copy; returns how many matched.
+    @discardableResult
+    public func applyDeletions(owner: String) async throws -> Int {
+        let (salt, hashes) = try await source.deletedSubjects(receivedSinceMs: 0)
+        var seen = Set(try copy.tables.metaValue(Self.seenKey).map { try JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? [])
+        let new = hashes.subtracting(seen)
+        guard !new.isEmpty else { return 0 }
+        try adoptSalt(salt)
+        var matched = 0
+        for text in try copy.idTexts() where new.contains(Hex.encode(HMACSHA256.code(key: salt, data: Array(text.utf8)))) {
+            _ = try await copy.requestDeletion(userID: text, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+            matched += 1
+        }
+        if matched > 0 {
+            let worker = DeletionWorker(store: copy, lake: nil, owner: owner, clock: { Int64(Date().timeIntervalSince1970 * 1000) })
+            _ = try await worker.runUntilIdle()
+        }
+        seen.formUnion(new)
+        try copy.tables.setMetaValue(Self.seenKey, String(decoding: try JSONEncoder().encode(seen.sorted()), as: UTF8.self))
+        return matched
+    }
+
+    /// The copy's audit hashes are the shared store's: its salt, taken before the copy's first
+    /// deletion (a copy that already hashed with its own salt keeps it, and says so).
+    func adoptSalt(_ salt: [UInt8]) throws {
+        let current = try copy.tables.metaValue("audit_salt")
+        guard current != Hex.encode(salt) else { return }
+        let ledgerEmpty = try copy.tables.deletionRequestsNow(limit: 1).isEmpty
+        guard current == nil || ledgerEmpty else {
+            throw StoreError.unavailable("the copy's deletion ledger uses a salt of its own; its hashes will not match the shared store's")
+        }
+        try copy.tables.setMetaValue("audit_salt", Hex.encode(salt))
+    }
+}
