@@ -1,12 +1,16 @@
 -- Least-privilege roles for the PostgreSQL store (issue 14 item 5).
 -- CH33 §10: "store analytics data with least privilege; restrict internal access".
 --
--- Three LOGIN roles; this file sets no password (set one with psql's \password or
+-- Four LOGIN roles; this file sets no password (set one with psql's \password or
 -- ALTER ROLE … PASSWORD, or authenticate them in pg_hba.conf):
 --   handz_admin    owns the database and the tables: migrations, VACUUM FULL, maintenance.
 --   handz_ingest   what `handz-analytics serve` connects as: exactly the server's queries, no DDL.
 --   handz_analyst  read-only: events without user_id, rejected_events, batches, install_first_seen
 --                  (install ids and times, which the cohort KPIs read), nothing else.
+--   handz_follower what an analysis node (`serve --follow`, issue 36) connects as: reads events
+--                  whole (its copy answers per-user questions), the deletion ledger and the audit
+--                  salt (to carry deletions out on its copy), install_first_seen and the schema
+--                  version; writes nothing.
 --
 -- Setup, in order:
 --   1. As a superuser: CREATE ROLE handz_admin LOGIN; CREATE DATABASE handz OWNER handz_admin;
@@ -16,14 +20,15 @@
 --        scripts/postgres-roles.sh postgres://postgres@HOST/handz
 --      = psql -v ON_ERROR_STOP=1 -d DATABASE -f scripts/postgres-roles.sql
 --   4. handz-analytics serve --store postgres://handz_ingest@HOST/handz …
---   5. Analysts connect as handz_analyst and read events_analyst.
+--   5. Analysts connect as handz_analyst and read events_analyst; analysis nodes run
+--        handz-analytics serve --follow postgres://handz_follower@HOST/handz …
 --
 -- Who may run it: creating a missing role needs a superuser or a CREATEROLE role; the rest needs
 -- the tables' owner (handz_admin) or a superuser, and giving handz_admin tables another role
 -- created (the schema migrated as postgres) needs a superuser. Once the roles exist and
 -- handz_admin owns everything, handz_admin can re-run it alone.
 --
--- Every grant below is first revoked, so a re-run resets the three roles and PUBLIC to exactly
+-- Every grant below is first revoked, so a re-run resets the four roles and PUBLIC to exactly
 -- this file. CONNECT and TEMPORARY on the database are revoked from PUBLIC: any other role
 -- (monitoring, backups) needs its own GRANT CONNECT.
 --
@@ -35,11 +40,12 @@
 
 BEGIN;
 
--- Refuse an unmigrated (or pre-migration-4) schema: grants on missing tables would fail halfway.
+-- Refuse an unmigrated (or pre-migration-5) schema: grants on missing tables or columns would fail halfway.
 DO $$
 BEGIN
-    IF to_regclass('schema_migrations') IS NULL OR to_regclass('deletion_requests') IS NULL OR to_regclass('install_first_seen') IS NULL THEN
-        RAISE EXCEPTION 'the Handz schema is not migrated (migration 4 or later) in database %', current_database()
+    IF to_regclass('schema_migrations') IS NULL OR to_regclass('deletion_requests') IS NULL OR to_regclass('install_first_seen') IS NULL
+       OR NOT EXISTS (SELECT FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'events' AND column_name = 'commit_xid') THEN
+        RAISE EXCEPTION 'the Handz schema is not migrated (migration 5 or later) in database %', current_database()
             USING HINT = 'run any store command as handz_admin first, e.g. handz-analytics deletions list --store postgres://handz_admin@HOST/DATABASE';
     END IF;
 END
@@ -51,7 +57,7 @@ DO $$
 DECLARE
     role_name text;
 BEGIN
-    FOREACH role_name IN ARRAY ARRAY['handz_admin', 'handz_ingest', 'handz_analyst'] LOOP
+    FOREACH role_name IN ARRAY ARRAY['handz_admin', 'handz_ingest', 'handz_analyst', 'handz_follower'] LOOP
         IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = role_name) THEN
             BEGIN
                 EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS', role_name);
@@ -104,7 +110,7 @@ ALTER TABLE install_first_seen OWNER TO handz_admin;
 CREATE OR REPLACE VIEW events_analyst AS
 SELECT event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_state,
        app_version, build_number, platform, os_version, device_model, locale, timezone,
-       network_state, key_id, catalog_version, properties
+       network_state, key_id, catalog_version, properties, commit_xid
 FROM events;
 ALTER VIEW events_analyst OWNER TO handz_admin;
 
@@ -112,17 +118,17 @@ ALTER VIEW events_analyst OWNER TO handz_admin;
 -- the view and the sequences (a table-level REVOKE also removes column-level grants).
 DO $$
 BEGIN
-    EXECUTE format('REVOKE ALL ON DATABASE %I FROM PUBLIC, handz_ingest, handz_analyst', current_database());
-    EXECUTE format('GRANT CONNECT ON DATABASE %I TO handz_admin, handz_ingest, handz_analyst', current_database());
+    EXECUTE format('REVOKE ALL ON DATABASE %I FROM PUBLIC, handz_ingest, handz_analyst, handz_follower', current_database());
+    EXECUTE format('GRANT CONNECT ON DATABASE %I TO handz_admin, handz_ingest, handz_analyst, handz_follower', current_database());
 END
 $$;
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
-REVOKE ALL ON SCHEMA public FROM handz_ingest, handz_analyst;
-GRANT USAGE ON SCHEMA public TO handz_admin, handz_ingest, handz_analyst;
+REVOKE ALL ON SCHEMA public FROM handz_ingest, handz_analyst, handz_follower;
+GRANT USAGE ON SCHEMA public TO handz_admin, handz_ingest, handz_analyst, handz_follower;
 REVOKE ALL ON TABLE events, rejected_events, batches, privacy_audit, store_meta, deletion_requests,
-    schema_migrations, install_first_seen, events_analyst FROM PUBLIC, handz_ingest, handz_analyst;
+    schema_migrations, install_first_seen, events_analyst FROM PUBLIC, handz_ingest, handz_analyst, handz_follower;
 REVOKE ALL ON SEQUENCE rejected_events_id_seq, batches_id_seq, privacy_audit_id_seq
-    FROM PUBLIC, handz_ingest, handz_analyst;
+    FROM PUBLIC, handz_ingest, handz_analyst, handz_follower;
 
 -- handz_ingest: what the server's queries use. Appends (events, quarantine, receipts, audit);
 -- retention purge (DELETE); the deletion ledger; de-identification rewrites user_id, install_id,
@@ -143,7 +149,10 @@ GRANT USAGE, SELECT ON SEQUENCE rejected_events_id_seq, batches_id_seq, privacy_
 -- salt), deletion_requests or schema_migrations.
 GRANT SELECT (event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_state,
               app_version, build_number, platform, os_version, device_model, locale, timezone,
-              network_state, key_id, catalog_version, properties) ON events TO handz_analyst;
+              network_state, key_id, catalog_version, properties, commit_xid) ON events TO handz_analyst;
 GRANT SELECT ON rejected_events, batches, events_analyst, install_first_seen TO handz_analyst;
+
+-- handz_follower: an analysis node's reads (issue 36), nothing written.
+GRANT SELECT ON events, deletion_requests, store_meta, schema_migrations, install_first_seen TO handz_follower;
 
 COMMIT;

@@ -1,4 +1,5 @@
 import HandzAnalyticsCore
+import HandzSigning
 import HandzStore
 import PostgresNIO
 
@@ -89,12 +90,18 @@ extension PostgresEventStore {
         return 0
     }
 
-    /// The users of every deletion request the shared store holds, oldest first, from the
-    /// `offset`-th on: what a follower applies to its copy (issue 36 §2).
-    public func deletionUsers(from offset: Int) async throws -> [String] {
-        let rows = try await client.query("SELECT user_id FROM deletion_requests ORDER BY received_time_ms, request_id OFFSET \(Int64(offset))", logger: logger)
-        var out: [String] = []
-        for try await user in rows.decode(String?.self) { out.append(user ?? "") }
-        return out
+    /// The audit salt (nil before the first deletion) and the subject hash of every deletion
+    /// request: what a follower matches against its copy (issue 36 §2). Reads only, so the
+    /// follower's role (`handz_follower`) writes nothing, not even a first salt.
+    public func deletionSubjectsToFollow() async throws -> (salt: [UInt8]?, hashes: Set<String>) {
+        var salt: [UInt8]?
+        for try await value in try await client.query("SELECT value FROM store_meta WHERE key = 'audit_salt'", logger: logger).decode(String.self) {
+            salt = Hex.decode(value)
+        }
+        var hashes = Set<String>()
+        for try await hash in try await client.query("SELECT DISTINCT subject_hash FROM deletion_requests", logger: logger).decode(String.self) {
+            hashes.insert(hash)
+        }
+        return (salt, hashes)
     }
 }

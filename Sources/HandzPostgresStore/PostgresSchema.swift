@@ -102,9 +102,11 @@ enum PostgresSchema {
         // a snapshot's xmin has ended, so the rows below it are final and a follower reads each
         // exactly once by that order (`PostgresEventStore+Follow`) — not by event time, which
         // arrives out of order. Rows stored before this migration carry its own transaction's id.
+        // Not one of `EventColumn`: the store's bookkeeping, which no export or copy carries.
+        // Idempotent, like migration 4 (a retry after a crash between it and its record).
         Migration(version: 5, description: "commit order for analysis nodes", statements: [
-            "ALTER TABLE events ADD COLUMN commit_xid xid8 NOT NULL DEFAULT pg_current_xact_id()",
-            "CREATE INDEX events_by_commit ON events(commit_xid, event_id)",
+            "ALTER TABLE events ADD COLUMN IF NOT EXISTS commit_xid xid8 NOT NULL DEFAULT pg_current_xact_id()",
+            "CREATE INDEX IF NOT EXISTS events_by_commit ON events(commit_xid, event_id)",
         ]),
     ]
 }

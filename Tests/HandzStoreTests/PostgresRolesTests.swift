@@ -186,6 +186,33 @@ import Testing
             """) == "f")
     }
 
+    @Test("the follower role reads what an analysis node follows, in commit order, and writes nothing")
+    func follower() async throws {
+        let db = try await Self.database()
+        let follower = "handz_follower"
+        #expect(try db.run(as: follower, "SELECT count(*) FROM events WHERE user_id = '\(Self.user)'") == "3")
+        #expect(try db.run(as: follower, "SELECT count(*) FROM deletion_requests") == "0")
+        for sql in [
+            "DELETE FROM events",
+            "UPDATE events SET user_id = NULL",
+            "INSERT INTO store_meta(key, value) VALUES ('audit_salt', '00')",
+            "UPDATE deletion_requests SET user_id = NULL",
+            "SELECT count(*) FROM privacy_audit",
+            "SELECT count(*) FROM batches",
+            "CREATE TABLE follower_copy (event_id text)",
+        ] {
+            #expect(db.fails(as: follower, sql), "\(sql)")
+        }
+        // The node's own reads, as the role: the horizon, the events in commit order, the ledger.
+        let store = try await PostgresEventStore(url: db.roleURL(follower))
+        let horizon = try await store.commitHorizon()
+        let events = try await store.committedEvents(after: FollowCursor(through: 0, horizon: horizon), limit: 100)
+        #expect(events.count == 3 && events.map(\.commitXID) == events.map(\.commitXID).sorted())
+        let subjects = try await store.deletionSubjectsToFollow()
+        #expect(subjects.hashes.isEmpty)
+        await store.close()
+    }
+
     @Test("the server's own queries run as handz_ingest, and VACUUM FULL is left to handz_admin")
     func serverAsIngest() async throws {
         let db = try await Self.database()

@@ -36,6 +36,10 @@ public final class StoreFollower: @unchecked Sendable {
         public var duplicates = 0
         /// The horizon the round read up to.
         public var horizon: UInt64 = 0
+
+        public init(copied: Int = 0, duplicates: Int = 0, horizon: UInt64 = 0) {
+            (self.copied, self.duplicates, self.horizon) = (copied, duplicates, horizon)
+        }
     }
 
     /// The saved cursor (a new copy: from the start).
@@ -139,7 +143,8 @@ extension StoreFollower {
     /// Carries out the shared store's new deletion requests on the copy; returns how many matched.
     @discardableResult
     public func applyDeletions(owner: String) async throws -> Int {
-        let (salt, hashes) = try await source.deletedSubjects(receivedSinceMs: 0)
+        let (salt, hashes) = try await source.deletionSubjectsToFollow()
+        guard let salt, !hashes.isEmpty else { return 0 }
         var seen = Set(try copy.tables.metaValue(Self.seenKey).map { try JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? [])
         let new = hashes.subtracting(seen)
         guard !new.isEmpty else { return 0 }
