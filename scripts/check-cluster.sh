@@ -12,7 +12,11 @@
 #      dialect's SQL, which check-engines.sh runs in full on every engine);
 #   4. fresh batches sent to both nodes at once in opposite orders: no deadlock, no 503;
 #   5. a deletion requested on one node is completed by the other (issue 14): node 2 is restarted
-#      as the lake's node, so the lake step can only be its own.
+#      as the lake's node, so the lake step can only be its own;
+#   6. an analysis node (`serve --follow`, issue 36) follows the store through the load, is killed
+#      with kill -9 mid-follow and started again, then holds exactly the store's events; every
+#      funnel on its served pages, its explorer and its trends page equal the SQL on PostgreSQL
+#      for the same range; the deletion of proof 5 reaches its files.
 # Installs what it needs (scripts/lib/engines.sh); run by scripts/test.sh (and so by .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,6 +61,21 @@ start_node 2
 NODES="http://127.0.0.1:${PORTS[1]},http://127.0.0.1:${PORTS[2]}"
 echo "nodes on ports ${PORTS[1]} and ${PORTS[2]}, one PostgreSQL store on $PG_PORT"
 
+# --- Guide step 6 (issue 36): an analysis node, following the store into its own copy, serving
+# the dashboards from it. Node number 3, in the same PIDS and PORTS arrays.
+mkdir -p "$RUN/analysis"
+start_analysis() {
+  local port="${PORTS[3]:-0}"
+  (cd "$RUN" && exec "$BIN" serve --follow "$STORE" --db "$RUN/analysis/copy.sqlite" --engine segments --keys "$RUN/handz-keys.json" \
+     --catalog "$ROOT/catalog" --host 127.0.0.1 --port "$port" --log-level warning > "$RUN/node3.log" 2>&1) &
+  PIDS[3]=$!
+  for _ in $(seq 1 300); do grep -q "listening on" "$RUN/node3.log" 2>/dev/null && break; sleep 0.1; done
+  PORTS[3]=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$RUN/node3.log" | tail -1)
+  [ -n "${PORTS[3]}" ] || { echo "the analysis node did not start"; cat "$RUN/node3.log"; exit 1; }
+}
+start_analysis
+echo "analysis node on port ${PORTS[3]}, following the store"
+
 # Health of every node (what the load balancer checks).
 for n in 1 2; do
   "$PY" -c "import json,sys,urllib.request; h=json.load(urllib.request.urlopen('http://127.0.0.1:${PORTS[$n]}/health', timeout=5)); sys.exit(0 if h['store_writable'] else 1)"
@@ -65,7 +84,7 @@ done
 # --- Proof 1: load across both nodes, retries to the other node, kill -9 of node 1 midway.
 "$BIN" simulate --installs 800 --days 42 --seed 20260301 --out "$RUN/events.ndjson" >/dev/null
 cat > "$RUN/kill-node-1.sh" <<KILL
-kill -9 ${PIDS[1]}
+kill -9 ${PIDS[1]} ${PIDS[3]}
 sleep 1
 KILL
 # The restart runs from this shell (the kill script only kills), after the loader reports midway.
@@ -76,10 +95,24 @@ loader=$!
 for _ in $(seq 1 3000); do [ -e "$RUN/killed" ] && break; kill -0 "$loader" 2>/dev/null || break; sleep 0.1; done
 if [ -e "$RUN/killed" ]; then
   start_node 1   # same port: the balancer's target comes back
-  echo "node 1 killed with kill -9 mid-load and restarted"
+  start_analysis # and the analysis node, which resumes from its cursor
+  echo "node 1 and the analysis node killed with kill -9 mid-load and restarted"
 fi
 wait "$loader" || { cat "$RUN/load.log"; exit 1; }
 cat "$RUN/load.log"
+
+# --- Proof 6a: the analysis node's copy holds exactly the store's events (it counts what it
+# sealed; the lag is the time from the last acknowledged batch to a copy that holds everything).
+loaded_at=$SECONDS
+stored=$(postgres_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U handz -d handz_events -tAc "SELECT COUNT(*) FROM events")
+copied=0
+for _ in $(seq 1 600); do
+  copied=$("$BIN" stats --db "$RUN/analysis/copy.sqlite" 2>/dev/null | "$PY" -c "import json,sys; print(json.load(sys.stdin)['stored_events'])" 2>/dev/null || echo 0)
+  [ "$copied" = "$stored" ] && break
+  sleep 0.2
+done
+[ "$copied" = "$stored" ] || { echo "FAIL the analysis node holds $copied events, the store $stored"; tail -20 "$RUN/node3.log"; exit 1; }
+echo "analysis node: holds all $stored events of the store $((SECONDS - loaded_at)) s after the load ended (kill -9 mid-follow included)"
 
 # --- Guide step 4 / proof 2: rotate the key on every node without a restart.
 "$BIN" keys create --keys "$RUN/handz-keys.json" --scope ingest --client-key-out "$RUN/app-key-2.json" >/dev/null
@@ -125,6 +158,15 @@ timeout 1800 "$PY" Tests/Interop/engine_agreement.py --binary "$BIN" --db "$RUN/
   --lake-cases reading \
   --from 2026-03-01 --to 2026-04-12 --narrow-from 2026-03-08T06:30:00Z --narrow-to 2026-03-29
 
+# --- Proof 6b: every funnel on the analysis node's pages, its explorer and its trends page equal
+# the SQL on the store the ingest nodes wrote, for the same range.
+"$BIN" keys create --keys "$RUN/handz-keys.json" --scope analyst > "$RUN/analyst-key.txt"
+sleep 2   # keys files are re-read within a second
+analyst_id=$(sed -n 's/^key id: *//p' "$RUN/analyst-key.txt" | head -1)
+HANDZ_ANALYST_SECRET=$(sed -n 's/^secret: *//p' "$RUN/analyst-key.txt" | head -1) timeout 600 "$PY" Tests/Interop/analysis_node_check.py \
+  --base "http://127.0.0.1:${PORTS[3]}" --analyst-id "$analyst_id" --binary "$BIN" --postgres "$STORE_DSN" --from 2026-03-01 --to 2026-04-11 --db "$RUN/analysis/copy.sqlite"
+rm -f "$RUN/analyst-key.txt"
+
 # --- Proof 4 (issue 21 §13): overlapping batches on two nodes at once, in opposite orders, never
 # deadlock (rows are inserted in event_id order): every answer is 200, every event stored once.
 # Last, because its fresh events would change the numbers proof 3 compares. Key 2 (key 1 is revoked).
@@ -139,5 +181,5 @@ kill -TERM "${PIDS[2]}"; wait "${PIDS[2]}" 2>/dev/null || true
 start_node 2 --lake "$RUN/lake-live" --lake-interval 3600 --deletion-interval 1 --deletion-vacuum-delay 0
 sleep 2   # keys files are re-read within a second
 timeout 300 "$PY" Tests/Interop/cluster_deletion.py --request-node "http://127.0.0.1:${PORTS[1]}" --status-node "http://127.0.0.1:${PORTS[2]}" \
-  --admin-key-file "$RUN/admin-key.json" --postgres "$STORE_DSN" --lake "$RUN/lake-live"
+  --admin-key-file "$RUN/admin-key.json" --postgres "$STORE_DSN" --lake "$RUN/lake-live" --copy "$RUN/analysis"
 echo "cluster check: $((SECONDS - started)) s"

@@ -119,7 +119,8 @@ struct PanelRenderer {
         var table = Table(caption: "\(funnel.id)\(breakdown): \(counted) reaching each step within \(window) of step 1; success: \(funnel.success)",
                           columns: ["Step", "Events", actorUnit.capitalized] + (previous == nil ? [] : ["Previous period", "Change"]) + (linked ? ["Links"] : [])
                             + ["From previous", "Drop-off", "From step 1", "Median time from previous", "Median (s)"])
-        table.attributes = [("funnel", funnel.id)] + (bucket.map { [("breakdown", $0)] } ?? []) + (otherValues > 0 ? [("breakdown-values", String(otherValues))] : [])
+        // The window and actor in attributes: a check can ask another engine the same question.
+        table.attributes = [("funnel", funnel.id), ("window-ms", String(report.query.windowMs)), ("actor", report.query.actor.rawValue)] + (bucket.map { [("breakdown", $0)] } ?? []) + (otherValues > 0 ? [("breakdown-values", String(otherValues))] : [])
         table.columnClasses = [nil, nil, "actors"] + (previous == nil ? [] : ["previous", "delta"])
         let labels = Self.funnelLabels(funnel, rows)
         for (offset, step) in rows.enumerated() {

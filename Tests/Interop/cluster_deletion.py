@@ -51,6 +51,7 @@ def main() -> int:
     parser.add_argument("--postgres", required=True)
     parser.add_argument("--lake", required=True)
     parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--copy", help="an analysis node's copy (the directory of its --db): the deletion must reach its files too (issue 36 §2)")
     args = parser.parse_args()
     key = json.load(open(args.admin_key_file))["keys"][0]
     ts = int(time.time()) - 200  # distinct seconds per admin request, inside the 300 s window
@@ -83,6 +84,25 @@ def main() -> int:
     for path in glob.glob(os.path.join(args.lake, "dt=*", "hour=*", "*.ndjson.gz")):
         assert user.encode() not in gzip.decompress(open(path, "rb").read()), f"{path} holds the id"
     print(f"deletion check: no event and no lake file holds the id; the past counts the same {before}")
+    if args.copy:
+        # The analysis node carries the request out on its copy within its next rounds.
+        patterns = [user.encode(), bytes.fromhex(user.replace("-", ""))]
+        deadline = time.time() + 60
+        holding = ["?"]
+        while holding and time.time() < deadline:
+            holding = []
+            for folder, _, files in os.walk(args.copy):
+                for name in files:
+                    try:
+                        data = open(os.path.join(folder, name), "rb").read()
+                    except OSError:
+                        continue  # a file the node replaced meanwhile
+                    if any(pattern in data for pattern in patterns):
+                        holding.append(name)
+            if holding:
+                time.sleep(1)
+        assert not holding, f"the analysis node's files still hold the id: {sorted(holding)}"
+        print("deletion check: no file of the analysis node's copy holds the id")
     return 0
 
 
