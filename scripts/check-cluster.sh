@@ -16,7 +16,8 @@
 #   6. an analysis node (`serve --follow`, issue 36) follows the store through the load, is killed
 #      with kill -9 mid-follow and started again, then holds exactly the store's events; every
 #      funnel on its served pages, its explorer and its trends page equal the SQL on PostgreSQL
-#      for the same range; the deletion of proof 5 reaches its files.
+#      for the same range; PostgreSQL restarted under it, the nodes go on and the copy again
+#      holds exactly the store's events; the deletion of proof 5 reaches its files.
 # Installs what it needs (scripts/lib/engines.sh); run by scripts/test.sh (and so by .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,6 +74,17 @@ start_analysis() {
   PORTS[3]=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$RUN/node3.log" | tail -1)
   [ -n "${PORTS[3]}" ] || { echo "the analysis node did not start"; cat "$RUN/node3.log"; exit 1; }
 }
+wait_for_copy() {  # $1: since what (the message)
+  local stored copied=0 began=$SECONDS
+  stored=$(postgres_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U handz -d handz_events -tAc "SELECT COUNT(*) FROM events")
+  for _ in $(seq 1 600); do
+    copied=$("$BIN" stats --db "$RUN/analysis/copy.sqlite" 2>/dev/null | "$PY" -c "import json,sys; print(json.load(sys.stdin)['stored_events'])" 2>/dev/null || echo 0)
+    [ "$copied" = "$stored" ] && break
+    sleep 0.2
+  done
+  [ "$copied" = "$stored" ] || { echo "FAIL the analysis node holds $copied events, the store $stored"; tail -20 "$RUN/node3.log"; exit 1; }
+  echo "analysis node: holds all $stored events of the store $((SECONDS - began)) s after $1"
+}
 start_analysis
 echo "analysis node on port ${PORTS[3]}, following the store"
 
@@ -102,17 +114,8 @@ wait "$loader" || { cat "$RUN/load.log"; exit 1; }
 cat "$RUN/load.log"
 
 # --- Proof 6a: the analysis node's copy holds exactly the store's events (it counts what it
-# sealed; the lag is the time from the last acknowledged batch to a copy that holds everything).
-loaded_at=$SECONDS
-stored=$(postgres_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U handz -d handz_events -tAc "SELECT COUNT(*) FROM events")
-copied=0
-for _ in $(seq 1 600); do
-  copied=$("$BIN" stats --db "$RUN/analysis/copy.sqlite" 2>/dev/null | "$PY" -c "import json,sys; print(json.load(sys.stdin)['stored_events'])" 2>/dev/null || echo 0)
-  [ "$copied" = "$stored" ] && break
-  sleep 0.2
-done
-[ "$copied" = "$stored" ] || { echo "FAIL the analysis node holds $copied events, the store $stored"; tail -20 "$RUN/node3.log"; exit 1; }
-echo "analysis node: holds all $stored events of the store $((SECONDS - loaded_at)) s after the load ended (kill -9 mid-follow included)"
+# sealed), some seconds after the last acknowledged batch.
+wait_for_copy "the load ended (kill -9 mid-follow included)"
 
 # --- Guide step 4 / proof 2: rotate the key on every node without a restart.
 "$BIN" keys create --keys "$RUN/handz-keys.json" --scope ingest --client-key-out "$RUN/app-key-2.json" >/dev/null
@@ -167,11 +170,25 @@ HANDZ_ANALYST_SECRET=$(sed -n 's/^secret: *//p' "$RUN/analyst-key.txt" | head -1
   --base "http://127.0.0.1:${PORTS[3]}" --analyst-id "$analyst_id" --binary "$BIN" --postgres "$STORE_DSN" --from 2026-03-01 --to 2026-04-11 --db "$RUN/analysis/copy.sqlite"
 rm -f "$RUN/analyst-key.txt"
 
+# --- Proof 6c: PostgreSQL restarts under the nodes (every connection cut); the ingest nodes take
+# batches again, and the analysis node, whose rounds fail meanwhile, resumes where it stood.
+postgres_restart
+probed=""
+for _ in $(seq 1 100); do
+  if "$PY" Tests/Interop/cluster_load.py --events "$RUN/events.ndjson" --nodes "$NODES" --key-file "$RUN/app-key-2.json" --postgres "$STORE_DSN" --probe 200 \
+    > "$RUN/after-restart.log" 2>&1; then probed=1; break; fi
+  sleep 0.3
+done
+cat "$RUN/after-restart.log"
+[ -n "$probed" ] || { echo "FAIL the ingest nodes did not take a batch within 30 s of the PostgreSQL restart"; exit 1; }
+
 # --- Proof 4 (issue 21 §13): overlapping batches on two nodes at once, in opposite orders, never
 # deadlock (rows are inserted in event_id order): every answer is 200, every event stored once.
 # Last, because its fresh events would change the numbers proof 3 compares. Key 2 (key 1 is revoked).
 "$PY" Tests/Interop/cluster_load.py --events "$RUN/events.ndjson" --nodes "$NODES" --key-file "$RUN/app-key-2.json" \
   --postgres "$STORE_DSN" --batch 1000 --overlap 8
+# Proof 6c's end: those fresh events, stored after the restart, reach the copy too.
+wait_for_copy "a PostgreSQL restart and proof 4's fresh events"
 
 # --- Proof 5 (issue 14): node 2 becomes the lake's node (`serve --lake`, as the guide says: one
 # node), with no batching delay for VACUUM FULL; a deletion sent to node 1 is finished by node 2.

@@ -7,6 +7,7 @@
 #   source scripts/lib/postgres.sh
 #   postgres_start DIR        # sets PG_PORT, PG_BIN, POSTGRES_DSN (libpq) and POSTGRES_URL (postgres://)
 #   postgres_stop             # also registered as an EXIT trap by postgres_start
+#   postgres_restart          # a fast shutdown (connections cut) and a start with the same options
 #   POSTGRES_FSYNC=on         # before postgres_start: durable commits (benchmarks); tests run with fsync off
 #
 # Needs the `postgresql` package (the scripts install it when missing).
@@ -42,6 +43,11 @@ postgres_start() {
     -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $dir/pgsock -c fsync=${POSTGRES_FSYNC:-off} -c work_mem=64MB -c max_connections=300" start >/dev/null
   POSTGRES_DSN="host=127.0.0.1 port=$PG_PORT user=handz dbname=postgres"
   POSTGRES_URL="postgres://handz@127.0.0.1:$PG_PORT/postgres"
+}
+
+postgres_restart() {
+  # pg_ctl restart reuses the options the server was started with (postmaster.opts).
+  postgres_as "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 60 -l "$(dirname "$PG_DATA")/pglog/postgres.log" restart >/dev/null
 }
 
 postgres_stop() {
