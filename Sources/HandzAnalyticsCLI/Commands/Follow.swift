@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandzAnalyticsCore
 import HandzColumnStore
 import HandzPostgresStore
 import HandzServer
@@ -45,6 +46,7 @@ struct Follow: AsyncParsableCommand {
                 progress.update("following: \(done) of \(total) events, \(Int(rate)) events/s")
             }
             progress.finish()
+            let read = Date().timeIntervalSince(started)
             let deletions = try await follower.applyDeletions(owner: "\(ProcessInfo.processInfo.hostName)/\(getpid())/follow")
             let sealing = ProgressLine()
             sealing.update("sealing into column chunks")
@@ -52,7 +54,19 @@ struct Follow: AsyncParsableCommand {
             sealing.finish()
             await copy.close()
             await source.close()
-            print("{\"copied\":\(round.copied),\"duplicates\":\(round.duplicates),\"horizon\":\(round.horizon),\"deletions\":\(deletions)}")
+            // Timings for the operator (and scripts/bench-follow.sh): reading into the segment log, then the seal.
+            var json = JSONText()
+            json.beginObject()
+            json.field("copied", round.copied)
+            json.field("duplicates", round.duplicates)
+            json.field("horizon", String(round.horizon))
+            json.field("deletions", deletions)
+            json.key("read_seconds")
+            json.raw(String(format: "%.2f", read))
+            json.key("seal_seconds")
+            json.raw(String(format: "%.2f", Date().timeIntervalSince(started) - read))
+            json.endObject()
+            print(json.text)
         } catch {
             progress.finish()
             await copy.close()
