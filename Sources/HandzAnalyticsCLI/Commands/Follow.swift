@@ -5,6 +5,7 @@ import HandzColumnStore
 import HandzPostgresStore
 import HandzServer
 import HandzStore
+import HandzSynthetic
 
 /// `handz-analytics follow --store URL --db PATH`: one catch-up of an analysis node's copy
 /// (issue 36): every event the shared store has committed, then its deletion requests, then a
