@@ -28,7 +28,7 @@ psql_store() { postgres_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U handz -d
 "$BIN" deletions list --store "$STORE" >/dev/null   # migrates the schema
 
 # The single-node store's events, as the ingest nodes would have stored them.
-"$BIN" export sqlite --db "$SOURCE_RUN/store.sqlite" --out "$RUN/events.sqlite" >/dev/null
+[ -s "$RUN/events.sqlite" ] || "$BIN" export sqlite --db "$SOURCE_RUN/store.sqlite" --out "$RUN/events.sqlite" >/dev/null
 columns="event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id, user_state, app_version, build_number, platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties"
 uuid="lower(substr(hex(event_id),1,8)||'-'||substr(hex(event_id),9,4)||'-'||substr(hex(event_id),13,4)||'-'||substr(hex(event_id),17,4)||'-'||substr(hex(event_id),21,12))"
 sqlite3 -csv "$RUN/events.sqlite" "SELECT ${columns/event_id,/$uuid,} FROM events" > "$RUN/events.csv"
@@ -43,7 +43,7 @@ echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}'): $stored eve
 
 # The peer: PostgreSQL handing the same rows out in the same order, to /dev/null.
 start=$(date +%s%N)
-psql_store -c "\\copy (SELECT commit_xid::text, $columns FROM events ORDER BY commit_xid, event_id) TO '/dev/null'" >/dev/null
+psql_store -c "\\copy (SELECT commit_xid::text AS commit_order, $columns FROM events ORDER BY commit_xid, event_id) TO '/dev/null'" >/dev/null
 peer_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "peer: psql \\copy of the rows in commit order to /dev/null: $peer_ms ms ($(( stored * 1000 / (peer_ms + 1) )) events/s)"
 
@@ -61,3 +61,30 @@ print(f\"  reading into the segment log: {r['copied'] / r['read_seconds']:,.0f} 
 # The same funnel on the copy and on the single node it came from (paired, same run).
 farm-bench -n 5 --vs "$BIN funnel F0 --db $SOURCE_RUN/store.sqlite --from $FROM --to $TO --format json" -- \
   "$BIN" funnel F0 --db "$RUN/copy.sqlite" --from "$FROM" --to "$TO" --format json
+
+# The lag while two ingest nodes take a load at their combined rate (fresh journeys, after the
+# copy above caught up): scripts/bench/follow_lag.py samples the store's count and the copy's.
+VENV="$WORK_DIR/venv"
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+"$VENV/bin/python" -c "import psycopg" 2>/dev/null || "$VENV/bin/pip" install -q 'psycopg[binary]>=3.1,<4'
+"$BIN" keys create --keys "$RUN/keys.json" --scope ingest --client-key-out "$RUN/app-key.json" >/dev/null
+declare -a PIDS PORTS
+start_serving() {  # $1 = number, then serve's options
+  local n="$1"; shift
+  "$BIN" serve "$@" --keys "$RUN/keys.json" --host 127.0.0.1 --port 0 --install-events-per-second 1000 --log-level warning > "$RUN/serve$n.log" 2>&1 &
+  PIDS[$n]=$!
+  for _ in $(seq 1 300); do grep -q "listening on" "$RUN/serve$n.log" 2>/dev/null && break; sleep 0.1; done
+  PORTS[$n]=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$RUN/serve$n.log" | tail -1)
+}
+trap 'kill ${PIDS[*]} 2>/dev/null; wait 2>/dev/null; postgres_stop' EXIT
+start_serving 1 --store "$STORE"
+start_serving 2 --store "$STORE"
+start_serving 3 --follow "$STORE" --db "$RUN/copy.sqlite" --engine segments
+"$BIN" simulate --installs 20000 --days 30 --seed 11 --start 2026-06-01 --out "$RUN/load.ndjson" >/dev/null
+"$VENV/bin/python" Tests/Interop/cluster_load.py --events "$RUN/load.ndjson" --nodes "http://127.0.0.1:${PORTS[1]},http://127.0.0.1:${PORTS[2]}" \
+  --key-file "$RUN/app-key.json" --postgres "host=127.0.0.1 port=$PG_PORT user=handz dbname=handz_events" --batch 200 --threads 8 > "$RUN/load.log" 2>&1 &
+loader=$!
+"$VENV/bin/python" scripts/bench/follow_lag.py --postgres "host=127.0.0.1 port=$PG_PORT user=handz dbname=handz_events" --binary "$BIN" \
+  --copy "$RUN/copy.sqlite" --loader "$loader"
+wait "$loader" || true
+tail -3 "$RUN/load.log"

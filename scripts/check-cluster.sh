@@ -116,6 +116,14 @@ cat "$RUN/load.log"
 # --- Proof 6a: the analysis node's copy holds exactly the store's events (it counts what it
 # sealed), some seconds after the last acknowledged batch.
 wait_for_copy "the load ended (kill -9 mid-follow included)"
+# A second analysis node started from empty on the store as it stands: `follow` catches up in
+# pages (progress on standard error), exactly the store's events.
+fresh=$("$BIN" follow --store "$STORE" --db "$RUN/analysis-fresh.sqlite" --page-size 5000 2> "$RUN/follow-fresh.log")
+copied=$("$PY" -c "import json,sys; print(json.loads(sys.argv[1])['copied'])" "$fresh")
+stored=$(postgres_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U handz -d handz_events -tAc "SELECT COUNT(*) FROM events")
+[ "$copied" = "$stored" ] && grep -q "following: " "$RUN/follow-fresh.log" \
+  || { echo "FAIL a follower from empty copied $copied events of $stored (or showed no progress)"; exit 1; }
+echo "a second analysis node from empty: $fresh"
 
 # --- Guide step 4 / proof 2: rotate the key on every node without a restart.
 "$BIN" keys create --keys "$RUN/handz-keys.json" --scope ingest --client-key-out "$RUN/app-key-2.json" >/dev/null

@@ -58,7 +58,9 @@ extension PostgresEventStore {
             after = " AND (commit_xid, event_id) > ($3::text::xid8, $4)"
         }
         bindings.append(Int64(limit))
-        let sql = "SELECT commit_xid::text, \(ExportedEvent.selectList(eventID: "event_id", properties: "properties::text")) FROM events "
+        // The text of commit_xid under another name: `ORDER BY commit_xid` would otherwise sort by
+        // that output column's text, every matching row for every page, not walk the index.
+        let sql = "SELECT commit_xid::text AS commit_order, \(ExportedEvent.selectList(eventID: "event_id", properties: "properties::text")) FROM events "
             + "WHERE commit_xid >= $1::text::xid8 AND commit_xid < $2::text::xid8\(after) ORDER BY commit_xid, event_id LIMIT $\(bindings.count)"
         let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
         var out: [FollowedEvent] = []

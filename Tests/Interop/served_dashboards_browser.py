@@ -644,12 +644,7 @@ def step_funnel_modes(browser, opts, start, end):
 
 def run_explorer_form(browser, start, end, what):
     """The explorer's custom range through the form, then its Run button; no .error after."""
-    browser.select("#range", "custom", what)
-    browser.set_value("#from", start.isoformat())
-    browser.set_value("#to", end.isoformat())
-    run = browser.one("#run", what)
-    if run is not None:
-        browser.submit_with(run, what)
+    draw_over(browser, start, end, what, button="#run")
     check(len(browser.find(".error")) == 0, f"{what}: no .error")
 
 
@@ -659,14 +654,14 @@ def cli_trend(opts, start, end_exclusive, series, measure, interval, breakdown=N
     return cli(opts.binary, args + (["--breakdown", breakdown] if breakdown else []))
 
 
-def draw_over(browser, start, end, what):
-    """An insight page's custom range set through the form, then its Draw button."""
+def draw_over(browser, start, end, what, button="#draw"):
+    """A page's custom range set through the form, then its submit button (an insight's Draw)."""
     browser.select("#range", "custom", what)
     browser.set_value("#from", start.isoformat())
     browser.set_value("#to", end.isoformat())
-    draw = browser.one("#draw", what)
-    if draw is not None:
-        browser.submit_with(draw, what)
+    submit = browser.one(button, what)
+    if submit is not None:
+        browser.submit_with(submit, what)
 
 
 def check_trend(browser, opts, start, end, series, measure, interval, what, breakdown=None):
