@@ -66,8 +66,13 @@ public final class StoreFollower: @unchecked Sendable {
         while true {
             let page = try await source.committedEvents(after: cursor, limit: pageSize)
             guard let last = page.last else { break }
-            for batch in try Self.batches(page) {
-                let result = try await copy.append(batch)
+            // The page's requests appended at once: the segment writer commits them as one group
+            // (one write and one fdatasync), not one per receipt.
+            let results = try await withThrowingTaskGroup(of: AppendResult.self) { group in
+                for batch in try Self.batches(page) { group.addTask { [copy] in try await copy.append(batch) } }
+                return try await group.reduce(into: [AppendResult]()) { $0.append($1) }
+            }
+            for result in results {
                 round.copied += result.accepted
                 round.duplicates += result.duplicates
             }
