@@ -35,7 +35,7 @@ import Testing
         #expect(buckets.count >= 2)
         for (number, bucket) in buckets.enumerated() {
             let id = "p-f0_activation-0-bd-\(number + 1)-table"
-            #expect(html.contains("<table id=\"\(id)\" class=\"data\" data-funnel=\"F0\" data-breakdown=\"\(HTML.escape(bucket.value ?? "(not set)"))\">"), "\(id)")
+            #expect(html.contains("<table id=\"\(id)\" class=\"data\" data-funnel=\"F0\" data-window-ms=\"604800000\" data-actor=\"install\" data-breakdown=\"\(HTML.escape(bucket.value ?? "(not set)"))\">"), "\(id)")
             let rows = try #require(tables[id], "\(id)").dropFirst()
             #expect(rows.prefix(bucket.steps.count).map { tableInteger($0[2]) } == bucket.steps.map(\.actors), "\(id)")
         }
