@@ -7,11 +7,11 @@ import HandzSigning
 import HandzStore
 
 /// An analysis node's copy of the shared PostgreSQL store (issue 36 §1): reads the store's events
-/// in commit order (``PostgresEventStore/committedEvents(after:limit:)``) and appends them, as
+/// in commit order (`PostgresEventStore.committedEvents(after:limit:)`) and appends them, as
 /// they were stored, to an embedded segment store — which `serve` then seals into the column
 /// store and answers every page, the explorer and `funnel`/`kpi`/`qa --db` from, as on one node.
 ///
-/// Exactly the store's events, none twice: the cursor (``FollowCursor``) is saved in the copy's
+/// Exactly the store's events, none twice: the cursor (`FollowCursor`) is saved in the copy's
 /// `store_meta` after each page is durable in its segment log; a crash between the two re-reads
 /// that page, whose events the copy's exact dedupe (`EventIDIndex`) then drops as duplicates.
 /// Several analysis nodes may follow one store: each keeps its own cursor and copy, and only
@@ -137,7 +137,7 @@ extension ExportedEvent {
 ///
 /// A request the shared store has run keeps only the user's salted hash (`subject_hash`), so the
 /// copy adopts the shared store's audit salt and matches the hash against the ids it holds
-/// (``SegmentEventStore/idTexts()``); a match is recorded in the copy's own ledger and run at
+/// (`SegmentEventStore.idTexts()`); a match is recorded in the copy's own ledger and run at
 /// once, as `forget-user` does, so the copy's ledger and audit show it with the same hash. Hashes
 /// already matched, or that matched nothing, are remembered (`follow_deletions_seen`) so each is
 /// looked for once: an id the copy does not hold when a request arrives was deleted in the shared
