@@ -8,6 +8,7 @@
 # Then `funnel F0` on the copy against the same on the single-node store those events came from
 # (farm-bench, paired). Figures go to BENCHMARKS.md ("Analysis nodes").
 #   scripts/bench-follow.sh [INSTALLS] [DAYS]     (default 100000 × 30)
+#   ONLY=lag scripts/bench-follow.sh              the lag phase alone, on an empty store and copy
 set -euo pipefail
 cd "$(dirname "$0")/.."
 INSTALLS="${1:-100000}" DAYS="${2:-30}"
@@ -27,6 +28,8 @@ STORE="postgres://handz@127.0.0.1:$PG_PORT/handz_events"
 psql_store() { postgres_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U handz -d handz_events -v ON_ERROR_STOP=1 "$@"; }
 "$BIN" deletions list --store "$STORE" >/dev/null   # migrates the schema
 
+stored=0
+if [ "${ONLY:-}" != lag ]; then
 # The single-node store's events, as the ingest nodes would have stored them.
 [ -s "$RUN/events.sqlite" ] || "$BIN" export sqlite --db "$SOURCE_RUN/store.sqlite" --out "$RUN/events.sqlite" >/dev/null
 columns="event_id, event_name, event_time_ms, received_time_ms, install_id, session_id, user_id, user_state, app_version, build_number, platform, os_version, device_model, locale, timezone, network_state, key_id, catalog_version, properties"
@@ -61,6 +64,7 @@ print(f\"  reading into the segment log: {r['copied'] / r['read_seconds']:,.0f} 
 # The same funnel on the copy and on the single node it came from (paired, same run).
 farm-bench -n 5 --vs "$BIN funnel F0 --db $SOURCE_RUN/store.sqlite --from $FROM --to $TO --format json" -- \
   "$BIN" funnel F0 --db "$RUN/copy.sqlite" --from "$FROM" --to "$TO" --format json
+fi
 
 # The lag while two ingest nodes take a load at their combined rate (fresh journeys, after the
 # copy above caught up): scripts/bench/follow_lag.py samples the store's count and the copy's.
@@ -79,12 +83,13 @@ start_serving() {  # $1 = number, then serve's options
 trap 'kill ${PIDS[*]} 2>/dev/null; wait 2>/dev/null; postgres_stop' EXIT
 start_serving 1 --store "$STORE"
 start_serving 2 --store "$STORE"
+[ "${ONLY:-}" != lag ] || rm -rf "$RUN"/copy.sqlite*
 start_serving 3 --follow "$STORE" --db "$RUN/copy.sqlite" --engine segments
 "$BIN" simulate --installs 20000 --days 30 --seed 11 --start 2026-06-01 --out "$RUN/load.ndjson" >/dev/null
 "$VENV/bin/python" Tests/Interop/cluster_load.py --events "$RUN/load.ndjson" --nodes "http://127.0.0.1:${PORTS[1]},http://127.0.0.1:${PORTS[2]}" \
   --key-file "$RUN/app-key.json" --postgres "host=127.0.0.1 port=$PG_PORT user=handz dbname=handz_events" --batch 200 --threads 8 > "$RUN/load.log" 2>&1 &
 loader=$!
-"$VENV/bin/python" scripts/bench/follow_lag.py --postgres "host=127.0.0.1 port=$PG_PORT user=handz dbname=handz_events" --binary "$BIN" \
-  --copy "$RUN/copy.sqlite" --loader "$loader"
+"$VENV/bin/python" scripts/bench/follow_lag.py --postgres "host=127.0.0.1 port=$PG_PORT user=handz dbname=handz_events" \
+  --metrics "http://127.0.0.1:${PORTS[3]}/metrics" --base "$stored" --loader "$loader"
 wait "$loader" || true
 tail -3 "$RUN/load.log"

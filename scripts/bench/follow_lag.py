@@ -1,26 +1,27 @@
 """An analysis node's lag while ingest nodes write (issue 36; scripts/bench-follow.sh, not run in
-CI). Polls the shared store's event count and the copy's (`handz-analytics stats --db COPY`) every
-half second until the loader's pid is gone and the copy holds every event. A copy holding C events
+CI). Polls the shared store's event count and the copy's every half second until the loader's pid
+is gone and the copy holds every event. The copy's count is `--base` plus the node's
+`handz_analytics_follow_events_total` from its /metrics (`stats --db` on a store of millions takes
+seconds, too coarse a clock). A copy holding C events
 at time t lags by t - t', t' the first sample at which the store held C or more: how long an event
 took, at most, from its commit to the copy. Prints the median and maximum of that over the load,
 and how long the copy took to hold everything once the load ended. Counts only.
 
-  python scripts/bench/follow_lag.py --postgres DSN --binary BIN --copy COPY.sqlite --loader PID
+  python scripts/bench/follow_lag.py --postgres DSN --metrics URL --base N --loader PID
 """
 import argparse
 import bisect
-import json
 import os
 import statistics
-import subprocess
 import time
+import urllib.request
 
 import psycopg
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--postgres", required=True)
-parser.add_argument("--binary", required=True)
-parser.add_argument("--copy", required=True)
+parser.add_argument("--metrics", required=True, help="the analysis node's /metrics URL")
+parser.add_argument("--base", type=int, default=0, help="events the copy held when the node started")
 parser.add_argument("--loader", type=int, required=True)
 parser.add_argument("--timeout", type=float, default=900)
 args = parser.parse_args()
@@ -34,6 +35,15 @@ def alive(pid):
         return False
 
 
+def followed(url):
+    """The node's handz_analytics_follow_events_total (0 before its first round)."""
+    with urllib.request.urlopen(url, timeout=5) as response:
+        for line in response.read().decode().splitlines():
+            if line.startswith("handz_analytics_follow_events_total"):
+                return int(float(line.split()[-1]))
+    return 0
+
+
 store_times, store_counts, lags = [], [], []
 ended_at = None
 deadline = time.time() + args.timeout
@@ -43,8 +53,7 @@ with psycopg.connect(args.postgres, autocommit=True) as connection:
         stored = connection.execute("SELECT COUNT(*) FROM events").fetchone()[0]
         store_times.append(now)
         store_counts.append(stored)
-        out = subprocess.run([args.binary, "stats", "--db", args.copy], capture_output=True, text=True)
-        copied = json.loads(out.stdout)["stored_events"] if out.returncode == 0 else 0
+        copied = args.base + followed(args.metrics)
         seen = time.time()
         index = bisect.bisect_left(store_counts, copied)
         if index < len(store_counts) and copied > 0:
