@@ -53,16 +53,18 @@ public final class StoreFollower: @unchecked Sendable {
     }
 
     /// Copies every event committed before the current horizon (resuming a round a crash cut
-    /// short), page by page; `progress` gets the events copied so far and the round's total.
+    /// short), page by page; `progress`, when given (`follow`'s progress line), gets the events
+    /// copied so far and the round's total — counted only then, not in `serve`'s rounds every half
+    /// second.
     @discardableResult
-    public func round(progress: (Int, Int64) -> Void = { _, _ in }) async throws -> Round {
+    public func round(progress: ((Int, Int64) -> Void)? = nil) async throws -> Round {
         var cursor = try cursor()
         if cursor.afterXID == nil {
             // A new round: up to the store's horizon now.
             cursor = FollowCursor(through: cursor.horizon, horizon: max(cursor.horizon, try await source.commitHorizon()))
         }
         var round = Round(horizon: cursor.horizon)
-        let total = try await source.eventsToFollow(after: FollowCursor(through: cursor.through, horizon: cursor.horizon))
+        let total = progress == nil ? 0 : try await source.eventsToFollow(after: FollowCursor(through: cursor.through, horizon: cursor.horizon))
         while true {
             let page = try await source.committedEvents(after: cursor, limit: pageSize)
             guard let last = page.last else { break }
@@ -79,7 +81,7 @@ public final class StoreFollower: @unchecked Sendable {
             cursor.afterXID = last.commitXID
             cursor.afterEventID = last.event.text(.eventID)
             try save(cursor)
-            progress(round.copied + round.duplicates, total)
+            progress?(round.copied + round.duplicates, total)
             if page.count < pageSize { break }
         }
         // The round is whole: everything below its horizon is in the copy.
