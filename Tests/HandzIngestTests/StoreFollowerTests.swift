@@ -117,7 +117,9 @@ import Testing
         let follower = StoreFollower(source: source, copy: copy)
         _ = try await source.append(Self.batch(first: 1, count: 40, receivedMs: 1_772_000_000_000, user: Self.user))
         _ = try await source.append(Self.batch(first: 100, count: 40, receivedMs: 1_772_000_100_000))
-        try await follower.round()
+        // As in `exactlyOnce`: other tests' transactions on the shared server may hold the
+        // horizon back a moment, so rounds run until the copy holds all 80 (bounded).
+        #expect(try await Self.rounds(follower, until: 80).copied == 80)
         #expect(try await follower.applyDeletions(owner: "test") == 0)
         #expect(!StoredBytes.filesHolding([Self.user], under: directory).isEmpty, "the copy holds the user before the request")
 
