@@ -3,11 +3,25 @@ import HandzSigning
 import HandzStore
 import PostgresNIO
 
-/// One stored event as an analysis node reads it (issue 36 §1): the event, and the id of the
-/// transaction that stored it (`commit_xid`, ``PostgresSchema`` migration 5).
-public struct FollowedEvent: Sendable, Equatable {
-    public var commitXID: UInt64
-    public var event: ExportedEvent
+/// A page of the shared store's events as an analysis node appends them (issue 36 §1): grouped
+/// by the receipt that stored them, each event's fields packed into `EventRows` straight from the
+/// cells' bytes (no `String` per cell, no dictionary per row), and where the page ended.
+public struct FollowedPage: Sendable {
+    /// The request columns an event was stored with: one batch of the copy per receipt.
+    public struct Receipt: Hashable, Sendable {
+        public var receivedTimeMs: Int64
+        public var keyID: String
+        public var catalogVersion: String
+    }
+
+    /// The page's receipts in the order the page first meets each, with their events in page
+    /// order. Grouped across the page, not only where consecutive: a transaction that stored many
+    /// receipts at once (an import, a bulk `\copy`) hands its rows out by event id, interleaved.
+    public var batches: [(receipt: Receipt, rows: EventRows)] = []
+    /// Events on the page.
+    public var count = 0
+    /// The (commit_xid, event_id) of its last event: where the next page starts.
+    public var last: (commitXID: UInt64, eventID: String)?
 }
 
 /// Where a follower stands: every event with `commit_xid` below `through` is copied, and of the
@@ -46,8 +60,8 @@ extension PostgresEventStore {
     }
 
     /// Up to `limit` events with `cursor.through ≤ commit_xid < cursor.horizon` after the cursor's
-    /// (commit_xid, event_id), in that order; one statement, streamed.
-    public func committedEvents(after cursor: FollowCursor, limit: Int) async throws -> [FollowedEvent] {
+    /// (commit_xid, event_id), in that order; one statement, streamed, packed as it arrives.
+    public func committedPage(after cursor: FollowCursor, limit: Int) async throws -> FollowedPage {
         var bindings = PostgresBindings()
         bindings.append(String(cursor.through))
         bindings.append(String(cursor.horizon))
@@ -63,23 +77,9 @@ extension PostgresEventStore {
         let sql = "SELECT commit_xid::text AS commit_order, \(ExportedEvent.selectList(eventID: "event_id", properties: "properties::text")) FROM events "
             + "WHERE commit_xid >= $1::text::xid8 AND commit_xid < $2::text::xid8\(after) ORDER BY commit_xid, event_id LIMIT $\(bindings.count)"
         let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
-        var out: [FollowedEvent] = []
-        out.reserveCapacity(limit)
-        for try await row in rows {
-            let cells = row.makeRandomAccess()
-            var failure: (any Error)?
-            let xid = try UInt64(cells[0].decode(String.self)) ?? 0
-            let event = ExportedEvent.read(
-                text: { index in
-                    do { return try cells[index + 1].decode(String?.self) } catch { failure = error; return nil }
-                },
-                integer: { index in
-                    do { return try cells[index + 1].decode(Int64.self) } catch { failure = error; return 0 }
-                })
-            if let failure { throw failure }
-            out.append(FollowedEvent(commitXID: xid, event: event))
-        }
-        return out
+        var packer = FollowedPagePacker()
+        for try await row in rows { try packer.add(row) }
+        return packer.page
     }
 
     /// How many events lie between the cursor and the horizon (for a follower's progress line).

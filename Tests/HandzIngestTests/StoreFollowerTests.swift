@@ -106,6 +106,37 @@ import Testing
         await source.close()
     }
 
+    @Test("receipts a transaction stored together, handed out interleaved by event id, reach the copy as one request each")
+    func receiptsRegrouped() async throws {
+        let server = try PostgresTestServer.shared.get()
+        let url = try server.makeDatabase()
+        let source = try await PostgresEventStore(url: url)
+        let directory = try temporaryDirectory("handz-follow-receipts")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = try SegmentEventStore(path: directory.appendingPathComponent("copy.sqlite").path)
+        let follower = StoreFollower(source: source, copy: copy, pageSize: 500)
+        _ = try await source.append(Self.batch(first: 1, count: 1, receivedMs: 1_772_000_000_000))
+        // As a bulk load stores them: one transaction, 600 events of two receipts whose ids
+        // alternate between the two, so (commit_xid, event_id) order interleaves them.
+        let columns = EventColumn.allCases.map(\.name)
+        let select = columns.map { name -> String in
+            switch name {
+            case "event_id": "'00000000-0000-4000-8000-' || lpad(n::text, 12, '0')"
+            case "received_time_ms": "1772000050000 + (n % 2) * 1000"
+            default: name
+            }
+        }.joined(separator: ", ")
+        _ = try server.psql(url, "INSERT INTO events (\(columns.joined(separator: ", "))) SELECT \(select) FROM events, generate_series(1, 600) AS n")
+        let copied = try await Self.rounds(follower, until: 601)
+        #expect(copied.copied == 601 && copied.duplicates == 0)
+        #expect(try await Self.copiedIDs(copy) == (try Self.sharedIDs(server, url)))
+        // The first receipt, then the page of 499 and the page of 101, each two receipts.
+        let stats = try await copy.stats(fromMs: .min, toMs: .max)
+        #expect(stats.storedEvents == 601 && stats.requests == 5, "one request per receipt and page, not one per event")
+        await copy.close()
+        await source.close()
+    }
+
     @Test("a deletion the shared store ran is carried out on the copy: no byte of the user id left in its files, the same subject hash in its ledger")
     func deletionReachesTheCopy() async throws {
         let server = try PostgresTestServer.shared.get()

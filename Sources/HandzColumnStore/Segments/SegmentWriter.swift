@@ -127,12 +127,17 @@ public final class SegmentWriter: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            var taken: [Pending] = []
+            // The group: requests from the front while they fit, removed at once (one by one,
+            // each removal moved the whole queue: a follower's page of one-event requests made
+            // that quadratic, a fifth of its catch-up in memmove).
+            var count = 0
             var rows = 0
-            while let next = queue.first, taken.isEmpty || rows + next.batch.rows.count <= limits.maxRowsPerGroup {
-                taken.append(queue.removeFirst())
-                rows += max(next.batch.rows.count + next.batch.rejected.count, 1)
+            while count < queue.count, count == 0 || rows + queue[count].batch.rows.count <= limits.maxRowsPerGroup {
+                rows += max(queue[count].batch.rows.count + queue[count].batch.rejected.count, 1)
+                count += 1
             }
+            let taken = Array(queue.prefix(count))
+            queue.removeFirst(count)
             queued -= rows
             condition.unlock()
             for command in commandsNow { command() }

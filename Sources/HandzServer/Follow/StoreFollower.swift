@@ -7,7 +7,7 @@ import HandzSigning
 import HandzStore
 
 /// An analysis node's copy of the shared PostgreSQL store (issue 36 §1): reads the store's events
-/// in commit order (`PostgresEventStore.committedEvents(after:limit:)`) and appends them, as
+/// in commit order (`PostgresEventStore.committedPage(after:limit:)`) and appends them, as
 /// they were stored, to an embedded segment store — which `serve` then seals into the column
 /// store and answers every page, the explorer and `funnel`/`kpi`/`qa --db` from, as on one node.
 ///
@@ -65,71 +65,39 @@ public final class StoreFollower: @unchecked Sendable {
         }
         var round = Round(horizon: cursor.horizon)
         let total = progress == nil ? 0 : try await source.eventsToFollow(after: FollowCursor(through: cursor.through, horizon: cursor.horizon))
+        // Reading a page overlaps writing the one before: the next statement is sent as soon as
+        // a page's last key is known, while the segment writer makes that page durable.
+        var reading = Task { [source, pageSize, cursor] in try await source.committedPage(after: cursor, limit: pageSize) }
+        defer { reading.cancel() }
         while true {
-            let page = try await source.committedEvents(after: cursor, limit: pageSize)
+            let page = try await reading.value
             guard let last = page.last else { break }
-            // The page's requests appended at once: the segment writer commits them as one group
+            cursor.afterXID = last.commitXID
+            cursor.afterEventID = last.eventID
+            let more = page.count == pageSize
+            if more { reading = Task { [source, pageSize, cursor] in try await source.committedPage(after: cursor, limit: pageSize) } }
+            // The page's receipts appended at once: the segment writer commits them as one group
             // (one write and one fdatasync), not one per receipt.
             let results = try await withThrowingTaskGroup(of: AppendResult.self) { group in
-                for batch in try Self.batches(page) { group.addTask { [copy] in try await copy.append(batch) } }
+                for batch in page.batches {
+                    let request = IngestBatch(receivedTimeMs: batch.receipt.receivedTimeMs, keyID: batch.receipt.keyID,
+                                              catalogVersion: batch.receipt.catalogVersion, sentAtMs: nil, bodyBytes: 0, rows: batch.rows, rejected: [])
+                    group.addTask { [copy] in try await copy.append(request) }
+                }
                 return try await group.reduce(into: [AppendResult]()) { $0.append($1) }
             }
             for result in results {
                 round.copied += result.accepted
                 round.duplicates += result.duplicates
             }
-            cursor.afterXID = last.commitXID
-            cursor.afterEventID = last.event.text(.eventID)
             try save(cursor)
             progress?(round.copied + round.duplicates, total)
-            if page.count < pageSize { break }
+            if !more { break }
         }
         // The round is whole: everything below its horizon is in the copy.
         cursor = FollowCursor(through: cursor.horizon, horizon: cursor.horizon)
         try save(cursor)
         return round
-    }
-
-    /// The page's events as the requests the copy appends: consecutive events of one receipt
-    /// (receive time, key, catalog version) in one batch, each event as it was stored.
-    static func batches(_ page: [FollowedEvent]) throws -> [IngestBatch] {
-        var out: [IngestBatch] = []
-        var rows = EventRows(capacity: page.count)
-        var current: (received: Int64, key: String, catalog: String)?
-        func flush() {
-            guard let current, rows.count > 0 else { return }
-            out.append(IngestBatch(receivedTimeMs: current.received, keyID: current.key, catalogVersion: current.catalog, sentAtMs: nil,
-                                   bodyBytes: 0, rows: rows, rejected: []))
-            rows = EventRows(capacity: 0)
-        }
-        for followed in page {
-            let event = followed.event
-            let receipt = (event.receivedTimeMs, event.text(.keyID) ?? "", event.text(.catalogVersion) ?? "")
-            if let current, current != receipt { flush() }
-            current = receipt
-            guard let id = UUIDWords(lowercaseString: event.text(.eventID) ?? "") else {
-                throw StoreError.unavailable("the shared store holds an event_id that is not canonical UUID text")
-            }
-            var fields: [EventColumn: String] = [:]
-            for field in EventRows.fields { if let text = event.text(field) { fields[field] = text } }
-            rows.append(eventID: (id.high, id.low), eventTimeMs: event.integer(.eventTimeMs), fields: fields)
-        }
-        flush()
-        return out
-    }
-}
-
-extension ExportedEvent {
-    /// A text column's value.
-    func text(_ column: EventColumn) -> String? {
-        if case .text(let value) = self[column] { return value }
-        return nil
-    }
-
-    /// An integer column's value.
-    func integer(_ column: EventColumn) -> Int64 {
-        if case .integer(let value) = self[column] { return value }
-        return 0
     }
 }
 
