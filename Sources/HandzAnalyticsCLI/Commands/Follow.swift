@@ -42,7 +42,8 @@ struct Follow: AsyncParsableCommand {
         let progress = ProgressLine()
         let started = Date()
         do {
-            let round = try await follower.round { done, total in
+            let round = try await follower.round(countingTotal: true) { sofar, total in
+                let done = sofar.copied + sofar.duplicates
                 let rate = Double(done) / max(0.001, Date().timeIntervalSince(started))
                 progress.update("following: \(done) of \(total) events, \(Int(rate)) events/s")
             }

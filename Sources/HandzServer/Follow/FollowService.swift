@@ -27,9 +27,14 @@ struct FollowService: Service {
             while !Task.isCancelled {
                 let started = clock.now
                 do {
-                    let round = try await follower.round()
+                    // Counted page by page, as each becomes durable in the copy: a round that
+                    // catches up on many pages shows its progress, not one step at its end.
+                    var counted = 0
+                    try await follower.round { sofar, _ in
+                        Self.copied.increment(by: Int64(sofar.copied - counted))
+                        counted = sofar.copied
+                    }
                     try await follower.applyDeletions(owner: owner)
-                    Self.copied.increment(by: Int64(round.copied))
                     caughtUp = started
                     failures = 0
                 } catch {

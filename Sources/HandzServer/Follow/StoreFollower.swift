@@ -53,18 +53,17 @@ public final class StoreFollower: @unchecked Sendable {
     }
 
     /// Copies every event committed before the current horizon (resuming a round a crash cut
-    /// short), page by page; `progress`, when given (`follow`'s progress line), gets the events
-    /// copied so far and the round's total — counted only then, not in `serve`'s rounds every half
-    /// second.
+    /// short), page by page; `progress`, when given, gets after each page what the round has done
+    /// so far and, with `countingTotal` (`follow`'s progress line), the events it reads in all — counted only then, not in `serve`'s rounds every half second.
     @discardableResult
-    public func round(progress: ((Int, Int64) -> Void)? = nil) async throws -> Round {
+    public func round(countingTotal: Bool = false, progress: ((_ sofar: Round, _ total: Int64) -> Void)? = nil) async throws -> Round {
         var cursor = try cursor()
         if cursor.afterXID == nil {
             // A new round: up to the store's horizon now.
             cursor = FollowCursor(through: cursor.horizon, horizon: max(cursor.horizon, try await source.commitHorizon()))
         }
         var round = Round(horizon: cursor.horizon)
-        let total = progress == nil ? 0 : try await source.eventsToFollow(after: FollowCursor(through: cursor.through, horizon: cursor.horizon))
+        let total = !countingTotal ? 0 : try await source.eventsToFollow(after: FollowCursor(through: cursor.through, horizon: cursor.horizon))
         // Reading a page overlaps writing the one before: the next statement is sent as soon as
         // a page's last key is known, while the segment writer makes that page durable.
         var reading = Task { [source, pageSize, cursor] in try await source.committedPage(after: cursor, limit: pageSize) }
@@ -91,7 +90,7 @@ public final class StoreFollower: @unchecked Sendable {
                 round.duplicates += result.duplicates
             }
             try save(cursor)
-            progress?(round.copied + round.duplicates, total)
+            progress?(round, total)
             if !more { break }
         }
         // The round is whole: everything below its horizon is in the copy.
