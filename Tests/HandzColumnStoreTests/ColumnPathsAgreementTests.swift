@@ -1,9 +1,10 @@
 import Foundation
 import HandzAnalysis
 import HandzAnalyticsCore
-import HandzColumnStore
+@testable import HandzColumnStore
 import HandzQuery
 import HandzSQLite
+import HandzStore
 import HandzTestSupport
 import Testing
 
@@ -32,6 +33,57 @@ import Testing
             }
         }
         #expect(checked == 18)
+    }
+
+    @Test("two installs that share a session id are two sessions, as the SQL partitions: the general walk agrees with the SQL on the log")
+    func sharedSessionID() async throws {
+        let directory = try temporaryDirectory("handz-paths-shared-session")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("paths.sqlite").path
+        let store = try SQLiteEventStore(path: path)
+        let session = "2b6a9c1d-7e3f-4a5b-8c9d-0e1f2a3b4c5d"
+        let from = SimulatedStore.fromMs
+        // Install 1: app_open, screen_viewed, flow_builder_opened; install 2, the same session id:
+        // library_viewed, screen_viewed, screen_viewed, app_background.
+        let journeys: [(install: String, events: [String])] = [
+            ("0f7c3a52-9d1e-4a8b-b6c2-000000000001", ["app_open", "screen_viewed", "flow_builder_opened"]),
+            ("0f7c3a52-9d1e-4a8b-b6c2-000000000002", ["library_viewed", "screen_viewed", "screen_viewed", "app_background"]),
+        ]
+        var rows = EventRows()
+        var id: UInt64 = 1
+        for journey in journeys {
+            for (offset, name) in journey.events.enumerated() {
+                rows.append(eventID: (0x4A, id), eventTimeMs: from + 60_000 * Int64(offset + 1),
+                            fields: [.eventName: name, .installID: journey.install, .sessionID: session, .userState: "free", .appVersion: "1.4.2",
+                                     .buildNumber: "418", .platform: "iOS", .osVersion: "iOS 18.6", .deviceModel: "iPhone15,2", .locale: "en_US",
+                                     .timezone: "UTC", .networkState: "online", .properties: "{}"])
+                id += 1
+            }
+        }
+        _ = try await store.append(IngestBatch(receivedTimeMs: from + 600_000, keyID: "key_ios_1", catalogVersion: catalog.version, sentAtMs: nil,
+                                               bodyBytes: 1_000, rows: rows, rejected: []))
+        await store.close()
+        // The SQL's answers on the log, before the seal moves its rows into the column store.
+        let log = try StoreAnalysis(path: path, catalog: catalog)
+        var expected: [(query: PathQuery, report: PathReport)] = []
+        for direction in PathQuery.Direction.allCases {
+            for depth in [1, 2, 3] {
+                let query = PathQuery(anchor: EventMatch(events: ["screen_viewed"]), direction: direction, depth: depth, fromMs: from, toMs: from + 86_400_000)
+                expected.append((query, try log.paths(query)))
+                #expect(expected.last?.report.sessions == 2, "one path per install's session")
+            }
+        }
+        try SegmentDeletionTests.sealLog(path)
+        let columnStore = try ColumnStore(directory: ColumnStore.directory(forDatabase: path))
+        var request = ScanRequest()
+        request.events = nil
+        request.withSessions = true
+        let scanned = try ScannedRows(request, store: columnStore)
+        #expect(scanned.count == 7 && !ColumnPaths.sessionsHaveOneInstall(scanned), "the store takes the general walk")
+        let columns = ColumnPaths(store: columnStore, catalog: catalog)
+        for (query, report) in expected {
+            #expect(try columns.run(query) == report, "\(query.direction) \(query.depth)")
+        }
     }
 
     @Test("the SQL's paths are the log's sessions walked by hand: each session's first anchor, its next two events by time then id")

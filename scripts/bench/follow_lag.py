@@ -7,6 +7,11 @@ at time t lags by t - t', t' the first sample at which the store held C or more:
 took, at most, from its commit to the copy. Prints the median and maximum of that over the load,
 and how long the copy took to hold everything once the load ended. Counts only.
 
+Beside it, the same lag for what the follower may read at all: the events below the commit
+horizon (`commit_xid < pg_snapshot_xmin(pg_current_snapshot())`, what a round reads up to). When
+the copy's worst lag matches the horizon's, the time is PostgreSQL's (a transaction holding the
+horizon back), not the follower's.
+
   python scripts/bench/follow_lag.py --postgres DSN --metrics URL --base N --loader PID
 """
 import argparse
@@ -44,7 +49,15 @@ def followed(url):
     return 0
 
 
-store_times, store_counts, lags = [], [], []
+store_times, store_counts, lags, horizon_lags = [], [], [], []
+
+
+def lag_of(count, seen):
+    """How long ago the store first held `count` events (None before any sample did)."""
+    index = bisect.bisect_left(store_counts, count)
+    return seen - store_times[index] if index < len(store_counts) and count > 0 else None
+
+
 ended_at = None
 deadline = time.time() + args.timeout
 with psycopg.connect(args.postgres, autocommit=True) as connection:
@@ -53,16 +66,21 @@ with psycopg.connect(args.postgres, autocommit=True) as connection:
         stored = connection.execute("SELECT COUNT(*) FROM events").fetchone()[0]
         store_times.append(now)
         store_counts.append(stored)
+        readable = connection.execute(
+            "SELECT COUNT(*) FROM events WHERE commit_xid < pg_snapshot_xmin(pg_current_snapshot())").fetchone()[0]
         copied = args.base + followed(args.metrics)
         seen = time.time()
-        index = bisect.bisect_left(store_counts, copied)
-        if index < len(store_counts) and copied > 0:
-            lags.append(seen - store_times[index])
+        for count, into in ((copied, lags), (readable, horizon_lags)):
+            lag = lag_of(count, seen)
+            if lag is not None:
+                into.append(lag)
         if ended_at is None and not alive(args.loader):
             ended_at = seen
         if ended_at is not None and copied >= stored:
             print(f"lag over the load: median {statistics.median(lags):.1f} s, max {max(lags):.1f} s ({len(lags)} samples); "
                   f"the copy held all {stored} events {seen - ended_at:.1f} s after the load ended")
+            print(f"the commit horizon over the load (what a round may read): median {statistics.median(horizon_lags):.1f} s, "
+                  f"max {max(horizon_lags):.1f} s behind the store")
             break
         time.sleep(max(0.0, 0.5 - (time.time() - now)))
     else:

@@ -54,7 +54,18 @@ struct ScannedRows {
         // Each row's actor and session key, numbered once every chunk is read.
         var actorKeys: [UInt64] = []
         var sessionKeys: [UInt64] = []
-        for entry in store.manifest.chunks where (request.events?.contains(entry.event) ?? true) && entry.maxTimeMs >= lower && entry.minTimeMs < upper {
+        let entries = store.manifest.chunks.filter { (request.events?.contains($0.event) ?? true) && $0.maxTimeMs >= lower && $0.minTimeMs < upper }
+        // Every array sized once for the chunks' rows (an upper bound: a range may drop some):
+        // grown by doubling, each growth copied what was read so far (13 % of `paths` over
+        // 7.28 M events in memmove, perf).
+        let most = entries.reduce(0) { $0 + $1.rows }
+        reserve(most)
+        if request.withActors { actorKeys.reserveCapacity(most) }
+        if request.withSessions { sessionKeys.reserveCapacity(most) }
+        if request.withIDs { ids.reserveCapacity(most) }
+        for index in texts.indices { texts[index].reserveCapacity(most) }
+        for index in integers.indices { integers[index].reserveCapacity(most) }
+        for entry in entries {
             let read = try store.columns(entry)
             let times = try read.times(ColumnName.eventTime)
             let whole = entry.minTimeMs >= lower && entry.maxTimeMs < upper
@@ -71,7 +82,6 @@ struct ScannedRows {
             let ids = request.withIDs ? try read.ids() : []
             let textValues = try textColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) }
             let integerValues = try integerColumns.map { name throws(ColumnStoreError) in try read.integers(name, dictionaries: store.strings) }
-            reserve(rows.count)
             if request.withActors { actorKeys.append(contentsOf: rows.lazy.map { installKeys[$0] }) }
             time.append(contentsOf: rows.lazy.map { times[$0] })
             event.append(contentsOf: repeatElement(eventIndex, count: rows.count))
