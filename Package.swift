@@ -72,6 +72,8 @@ let package = Package(
         .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // sync_file_range(2) for the column store's write-behind (glibc's symbol; header only).
         .systemLibrary(name: "CWriteBehind", path: "Sources/CWriteBehind"),
+        // mallopt(3) for the command line's allocator tuning (glibc's symbol; header only).
+        .systemLibrary(name: "CAllocator", path: "Sources/CAllocator"),
         // A small SQLite wrapper shared by the server store and the on-device queue.
         .target(name: "HandzSQLite", dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))]),
         // Gzip with hard limits, shared by server and client.
@@ -175,6 +177,7 @@ let package = Package(
             dependencies: [
                 "HandzAnalyticsCore", "HandzCatalog", "HandzCatalogReleases", "HandzSynthetic", "HandzStore", "HandzIngest", "HandzServer", "HandzSigning", "HandzLint",
                 "HandzAnalyticsClient", "HandzQuery", "HandzAnalysis", "HandzColumnStore", "HandzLake", "HandzLifecycle", "HandzPostgresStore", "HandzDashboards", "HandzQA",
+                .target(name: "CAllocator", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
             ]

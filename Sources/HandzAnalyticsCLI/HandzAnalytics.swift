@@ -25,6 +25,7 @@ struct HandzAnalytics: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
+        MemoryTuning.apply()
         do {
             var command = try HandzAnalytics.parseAsRoot(try ServeSettings.commandLine(CommandLine.arguments.dropFirst()))
             if var asyncCommand = command as? AsyncParsableCommand {
