@@ -12,7 +12,7 @@ import HandzQuery
 /// side kept in a small sorted buffer (no list of every event per session, no sort), then one
 /// integer per path (12 bits per step) counted. It needs each session number to belong to one
 /// install — always so for the app's random session UUIDs; a store where two installs share a
-/// session id takes the general walk (``walkByHash(_:_:)``), which keys sessions by (install,
+/// session id takes the general walk (`walkByHash(_:_:)`), which keys sessions by (install,
 /// session) in hash tables, as the SQL partitions.
 public struct ColumnPaths {
     public let store: ColumnStore
@@ -41,7 +41,7 @@ public struct ColumnPaths {
         return PathReport(query: query, rows: counts.map { PathReport.Row(steps: $0.key, sessions: $0.value) })
     }
 
-    /// Whether every session number's rows share one install (what ``walkBySessionNumber(_:_:)`` needs).
+    /// Whether every session number's rows share one install (what `walkBySessionNumber(_:_:)` needs).
     static func sessionsHaveOneInstall(_ rows: ScannedRows) -> Bool {
         var owner = [Int32](repeating: -1, count: rows.sessions.count)
         for row in 0..<rows.count {
