@@ -7,8 +7,9 @@ import HandzSQLite
 /// Writes go through a single writer thread that groups concurrent requests into one
 /// transaction (group commit): a request is answered only after the transaction holding its
 /// events has committed, so "200 only after commit" holds while many requests share one fsync.
-/// Dedupe is the unique index on the 16-byte `event_id`: `INSERT OR IGNORE` stores each id once,
-/// however often it is sent, and tells the writer which rows were duplicates.
+/// Dedupe is the unique index on the 16-byte `event_id`: `ON CONFLICT(event_id) DO NOTHING` stores
+/// each id once, however often it is sent, and tells the writer which rows were duplicates; a row
+/// that breaks any other constraint fails the commit instead of vanishing.
 ///
 /// Maintenance (stats, forget-user, purge) uses its own connections; SQLite's locking and the busy
 /// timeout keep them consistent with the writer, from this process or another.

@@ -45,9 +45,12 @@ final class StoreWriter: @unchecked Sendable {
     }
 
     /// One insert of every column of `events` (`EventColumn`), in table order: column N is
-    /// parameter N + 1 (``parameter(_:)``). A row whose event_id is stored already is ignored.
-    static let insertEventSQL = "INSERT OR IGNORE INTO \(EventColumn.tableName)(\(EventColumn.allCases.map(\.name).joined(separator: ", "))) VALUES ("
-        + EventColumn.allCases.map { "?\($0.rawValue + 1)" }.joined(separator: ", ") + ")"
+    /// parameter N + 1 (``parameter(_:)``). A row whose event_id is stored already is skipped: the
+    /// conflict clause names the unique index, so only a duplicate is skipped. (`INSERT OR IGNORE`
+    /// also skipped a row that broke NOT NULL, silently, while its receipt counted it stored; now
+    /// such a row fails its commit, which answers 503 and stores none of it.)
+    static let insertEventSQL = "INSERT INTO \(EventColumn.tableName)(\(EventColumn.allCases.map(\.name).joined(separator: ", "))) VALUES ("
+        + EventColumn.allCases.map { "?\($0.rawValue + 1)" }.joined(separator: ", ") + ") ON CONFLICT(event_id) DO NOTHING"
 
     static func parameter(_ column: EventColumn) -> Int32 { Int32(column.rawValue + 1) }
 

@@ -46,6 +46,23 @@ import Testing
         }
     }
 
+    @Test("a row missing a required column fails its commit: nothing stored, no receipt counting it stored")
+    func requiredColumnMissing() async throws {
+        try await withStore { store, directory in
+            // EventRows built by hand (a tool, not the validated ingest path) can leave a required
+            // envelope field out; the store must refuse, not skip the row and still count it.
+            var rows = Self.rows([(5, 1)])
+            rows.append(eventID: (5, 2), eventTimeMs: 1_772_000_000_100, fields: [.eventName: "app_open", .installID: "0f7c3a52-9d1e-4a8b-b6c2-5e4d3c2b1a09"])
+            await #expect(throws: StoreError.self) { _ = try await store.append(Self.batch(rows)) }
+            let database = try SQLiteDatabase(path: directory.appendingPathComponent("events.sqlite").path, readOnly: true)
+            #expect(try database.scalar("SELECT COUNT(*) FROM events") == 0, "the whole commit rolled back")
+            #expect(try database.scalar("SELECT COUNT(*) FROM batches") == 0, "no receipt")
+            // The writer recovers: the next whole batch commits.
+            let next = try await store.append(Self.batch(Self.rows([(5, 3)])))
+            #expect(next.inserted == [true])
+        }
+    }
+
     @Test("closing the store leaves its WAL empty, so the next process to open it has none to replay")
     func closeEmptiesTheWAL() async throws {
         try await withStore { store, directory in
