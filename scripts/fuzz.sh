@@ -12,7 +12,7 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]     (default 45 s each; every target)
 #
-# Run by scripts/test.sh (and so by .ci/run) with 20 s each, beside the checks that wait on servers; FUZZING.md records a longer campaign.
+# Run by scripts/test.sh (and so by .ci/run) with 10 s each, beside the checks that wait on servers; FUZZING.md records a longer campaign.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/workdir.sh
