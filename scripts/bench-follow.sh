@@ -90,6 +90,7 @@ start_serving 3 --follow "$STORE" --db "$RUN/copy.sqlite" --engine segments
   --key-file "$RUN/app-key.json" --postgres "host=127.0.0.1 port=$PG_PORT user=handz dbname=handz_events" --batch 200 --threads 8 > "$RUN/load.log" 2>&1 &
 loader=$!
 "$VENV/bin/python" scripts/bench/follow_lag.py --postgres "host=127.0.0.1 port=$PG_PORT user=handz dbname=handz_events" \
-  --metrics "http://127.0.0.1:${PORTS[3]}/metrics" --base "$stored" --loader "$loader"
+  --metrics "http://127.0.0.1:${PORTS[3]}/metrics" --nodes "http://127.0.0.1:${PORTS[1]}/metrics,http://127.0.0.1:${PORTS[2]}/metrics" \
+  --base "$stored" --loader "$loader"
 wait "$loader" || true
 tail -3 "$RUN/load.log"
