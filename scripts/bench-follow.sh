@@ -15,7 +15,7 @@ INSTALLS="${1:-100000}" DAYS="${2:-30}"
 source scripts/lib/workdir.sh
 work_run_dir "bench-follow-$INSTALLS-$DAYS"
 SOURCE_RUN="$WORK_DIR/bench-trends-$INSTALLS-$DAYS"
-[ -d "$SOURCE_RUN/store.sqlite.segments" ] || bash scripts/bench-trends.sh "$INSTALLS" "$DAYS" 1 none >/dev/null
+[ "${ONLY:-}" = lag ] || [ -d "$SOURCE_RUN/store.sqlite.segments" ] || bash scripts/bench-trends.sh "$INSTALLS" "$DAYS" 1 none >/dev/null
 command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null; }
 swift build -c release --product handz-analytics >/dev/null
 BIN="$(swift build -c release --show-bin-path)/handz-analytics"

@@ -8,8 +8,13 @@ CI). Samples, every quarter second until the loader's pid is gone and the copy h
 - the commit horizon: `pg_current_snapshot()`'s xmin (the oldest transaction still running) and
   xmax (the next transaction id to be given out).
 
-A copy holding C events at time t lags by t - t', t' the first sample at which the store held C
-or more: how long an event took, at most, from its commit to the copy. The horizon lags by t - t'',
+A copy holding C of the store's S events at time t lags by t - t', t' the first sample at which
+the store held more than C: the age of the oldest committed event not yet in the copy (0 when C =
+S), which bounds how long any event took from its commit to the copy, to within a sample. (The
+first version measured t - t' with t' the first sample holding C or more: an upper bound for the
+events just copied, but one that kept growing while a copy that held everything waited for a
+store that had stopped growing — the loader's last seconds, checking what it stored, showed as a
+5 s lag.) The horizon lags by t - t'',
 t'' the first sample whose xmax passed the current xmin: how long the oldest running transaction
 has held back what any follower may read. When the copy's worst lag matches the horizon's, the
 time is PostgreSQL's (a transaction holding the horizon back), not the follower's. Prints the
@@ -66,13 +71,16 @@ def accepted():
 
 
 store_times, store_counts, xmax_seen = [], [], []
-lags, horizon_lags, sample_seconds = [], [], []
+lags, lag_times, horizon_lags, sample_seconds = [], [], [], []
 
 
-def lag_of(count, seen):
-    """How long ago the store first held `count` events (None before any sample did)."""
-    index = bisect.bisect_left(store_counts, count)
-    return seen - store_times[index] if index < len(store_counts) and count > 0 else None
+def lag_of(copied, stored, seen):
+    """The age of the oldest event the store holds and the copy does not yet: how long ago the
+    store first held more than `copied` events (0 when the copy holds them all)."""
+    if copied >= stored:
+        return 0.0
+    index = bisect.bisect_left(store_counts, copied + 1)
+    return seen - store_times[index] if index < len(store_counts) else None
 
 
 ended_at = None
@@ -91,9 +99,10 @@ with psycopg.connect(args.postgres, autocommit=True) as connection:
         copied = args.base + counter(args.metrics, "handz_analytics_follow_events_total")
         seen = time.time()
         sample_seconds.append(seen - now)
-        lag = lag_of(copied, seen)
+        lag = lag_of(copied, stored, seen)
         if lag is not None:
             lags.append(lag)
+            lag_times.append(seen)
         # The first sample at which the oldest running transaction's id had been given out.
         # (None running, xmin = xmax: the horizon is now.)
         since = bisect.bisect_right(xmax_seen, xmin)
@@ -102,9 +111,13 @@ with psycopg.connect(args.postgres, autocommit=True) as connection:
             ended_at = seen
         if ended_at is not None and copied >= stored:
             counted = connection.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-            print(f"lag over the load: median {statistics.median(lags):.2f} s, max {max(lags):.2f} s ({len(lags)} samples, "
-                  f"each read in {statistics.median(sample_seconds) * 1000:.0f} ms median, {max(sample_seconds) * 1000:.0f} ms max); "
+            worst = max(range(len(lags)), key=lags.__getitem__)
+            p95 = sorted(lags)[int(len(lags) * 0.95)]
+            print(f"lag over the load: median {statistics.median(lags):.2f} s, 95th percentile {p95:.2f} s, max {max(lags):.2f} s "
+                  f"(at sample {worst + 1} of {len(lags)}, {lag_times[worst] - store_times[0]:.0f} s in; "
+                  f"samples each read in {statistics.median(sample_seconds) * 1000:.0f} ms median, {max(sample_seconds) * 1000:.0f} ms max); "
                   f"the copy held all {stored} events {seen - ended_at:.1f} s after the load ended (the store counts {counted})")
+            print(f"the copy's lag, second by second from the start: {' '.join(f'{lag:.1f}' for lag in lags[::4])}")
             print(f"the commit horizon over the load (the oldest running transaction's age): median {statistics.median(horizon_lags):.2f} s, "
                   f"max {max(horizon_lags):.2f} s")
             break
