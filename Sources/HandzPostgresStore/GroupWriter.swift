@@ -51,12 +51,16 @@ actor GroupWriter {
 
     private func drain() async {
         while !pending.isEmpty {
-            var group: [(batch: IngestBatch, continuation: Continuation)] = []
+            // The group is taken off the queue in one step: removing requests one at a time moves
+            // the rest each time, quadratic in a long queue (as `SegmentWriter` found, issue 36).
+            var count = 0
             var rows = 0
-            while let next = pending.first, group.isEmpty || rows + next.batch.rows.count <= Self.maxRowsPerTransaction {
-                group.append(pending.removeFirst())
-                rows += next.batch.rows.count
+            while count < pending.count, count == 0 || rows + pending[count].batch.rows.count <= Self.maxRowsPerTransaction {
+                rows += pending[count].batch.rows.count
+                count += 1
             }
+            let group = Array(pending.prefix(count))
+            pending.removeFirst(count)
             do {
                 let results = try await write(group.map(\.batch))
                 for (entry, result) in zip(group, results) { entry.continuation.resume(returning: result) }
