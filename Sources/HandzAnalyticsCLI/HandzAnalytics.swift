@@ -25,9 +25,9 @@ struct HandzAnalytics: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
-        MemoryTuning.apply()
         do {
             var command = try HandzAnalytics.parseAsRoot(try ServeSettings.commandLine(CommandLine.arguments.dropFirst()))
+            MemoryTuning.apply(for: command)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
