@@ -27,6 +27,7 @@ import Testing
                     let query = PathQuery(anchor: try PathQuery.anchor(anchor, catalog: catalog), direction: direction, depth: depth, fromMs: from, toMs: to)
                     let expected = try log.paths(query)
                     #expect(try columns.run(query) == expected, "\(anchor) \(direction) \(depth)")
+                    #expect(try columns.walkFromAnchors(query) != nil, "the simulated store takes the walk from the anchors")
                     #expect(expected.sessions > 0, "\(anchor)")
                     checked += 1
                 }
@@ -75,13 +76,9 @@ import Testing
         }
         try SegmentDeletionTests.sealLog(path)
         let columnStore = try ColumnStore(directory: ColumnStore.directory(forDatabase: path))
-        var request = ScanRequest()
-        request.events = nil
-        request.withSessions = true
-        let scanned = try ScannedRows(request, store: columnStore)
-        #expect(scanned.count == 7 && !ColumnPaths.sessionsHaveOneInstall(scanned), "the store takes the general walk")
         let columns = ColumnPaths(store: columnStore, catalog: catalog)
         for (query, report) in expected {
+            #expect(try columns.walkFromAnchors(query) == nil, "the store takes the general walk")
             #expect(try columns.run(query) == report, "\(query.direction) \(query.depth)")
         }
     }

@@ -4,16 +4,15 @@ import HandzQuery
 /// Paths (issue 35 §4, `PathQuery`) on the column store, as `PathSQLBuilder`'s statement counts
 /// them: per session (install, session id), its first anchor event in the range by (time, id), then
 /// its next (previous) events in that order, the first `depth` of them, and the sessions per path.
-/// Every event of the store is read, with its session and id: a session's other events may lie
-/// outside the range. The tests hold it to the SQL.
+/// A session's other events may lie outside the range, so they are read whatever their time. The
+/// tests hold both walks to the SQL.
 ///
-/// The walk is three passes over flat arrays indexed by the scan's dense session numbers: each
-/// session's first anchor, then for each anchored session the `depth` nearest events on the path's
-/// side kept in a small sorted buffer (no list of every event per session, no sort), then one
-/// integer per path (12 bits per step) counted. It needs each session number to belong to one
-/// install — always so for the app's random session UUIDs; a store where two installs share a
-/// session id takes the general walk (`walkByHash(_:_:)`), which keys sessions by (install,
-/// session) in hash tables, as the SQL partitions.
+/// Two walks. The common one reads the anchor's chunks first and then keeps only the rows of
+/// anchored sessions (`walkFromAnchors(_:)`, ColumnPaths+Anchored.swift); it keys a session by its
+/// id alone, which is exact when each session id belongs to one install — always so for the app's
+/// random session UUIDs. A store where an anchored session's id also appears under another install
+/// takes the general walk (`walkByHash(_:_:)`), which reads every event and keys sessions by
+/// (install, session) in hash tables, as the SQL partitions.
 public struct ColumnPaths {
     public let store: ColumnStore
     public let catalog: Catalog
@@ -30,97 +29,19 @@ public struct ColumnPaths {
     public func run(_ query: PathQuery) throws -> PathReport {
         // The same checks, and so the same errors, as the SQL.
         _ = try PathSQLBuilder(catalog: catalog, dialect: .sqlite).sql(query)
-        var request = ScanRequest()
-        request.events = nil
-        request.matchers.add(bit: Self.anchorBit, events: query.anchor.events, filters: query.anchor.filters, catalog: catalog, strings: store.strings)
-        request.withSessions = true
-        request.withIDs = true
-        let rows = try ScannedRows(request, store: store)
-        let counts = Self.sessionsHaveOneInstall(rows) && rows.eventNames.count < (1 << Self.stepBits) - 1
-            ? Self.walkBySessionNumber(rows, query) : Self.walkByHash(rows, query)
+        let counts = try walkFromAnchors(query) ?? Self.walkByHash(try ScannedRows(Self.everyEvent(query, store: store, catalog: catalog), store: store), query)
         return PathReport(query: query, rows: counts.map { PathReport.Row(steps: $0.key, sessions: $0.value) })
     }
 
-    /// Whether every session number's rows share one install (what `walkBySessionNumber(_:_:)` needs).
-    static func sessionsHaveOneInstall(_ rows: ScannedRows) -> Bool {
-        var owner = [Int32](repeating: -1, count: rows.sessions.count)
-        for row in 0..<rows.count {
-            let session = Int(rows.session[row])
-            guard session >= 0 else { continue }
-            if owner[session] < 0 {
-                owner[session] = rows.actor[row]
-            } else if owner[session] != rows.actor[row] {
-                return false
-            }
-        }
-        return true
-    }
-
-    /// The walk over arrays by session number.
-    static func walkBySessionNumber(_ rows: ScannedRows, _ query: PathQuery) -> [[String?]: Int64] {
-        let sessionCount = rows.sessions.count
-        // 1. Each session's first anchor in the range (time .max: none).
-        var anchorTime = [Int64](repeating: .max, count: sessionCount)
-        var anchorID = [UUIDWords](repeating: UUIDWords(high: 0, low: 0), count: sessionCount)
-        for row in 0..<rows.count where rows.has(row, anchorBit) && rows.session[row] >= 0 && rows.time[row] >= query.fromMs && rows.time[row] < query.toMs {
-            let session = Int(rows.session[row])
-            if (rows.time[row], rows.ids[row]) < (anchorTime[session], anchorID[session]) {
-                (anchorTime[session], anchorID[session]) = (rows.time[row], rows.ids[row])
-            }
-        }
-        // 2. Each anchored session's `depth` nearest events on the path's side, nearest first.
-        var slot = [Int32](repeating: -1, count: sessionCount)
-        var anchored = 0
-        for session in 0..<sessionCount where anchorTime[session] != .max {
-            slot[session] = Int32(anchored)
-            anchored += 1
-        }
-        let depth = query.depth
-        let next = query.direction == .next
-        var nearTime = [Int64](repeating: 0, count: anchored * depth)
-        var nearID = [UUIDWords](repeating: UUIDWords(high: 0, low: 0), count: anchored * depth)
-        var nearEvent = [Int32](repeating: 0, count: anchored * depth)
-        var filled = [UInt8](repeating: 0, count: anchored)
-        /// Whether `a` lies nearer the anchor than `b` on the path's side.
-        @inline(__always) func nearer(_ a: (Int64, UUIDWords), _ b: (Int64, UUIDWords)) -> Bool { next ? a < b : a > b }
-        for row in 0..<rows.count {
-            let session = Int(rows.session[row])
-            guard session >= 0, slot[session] >= 0 else { continue }
-            let here = (rows.time[row], rows.ids[row])
-            guard nearer((anchorTime[session], anchorID[session]), here) else { continue }
-            let base = Int(slot[session]) * depth
-            var count = Int(filled[base / depth])
-            if count == depth {
-                // Full: only an event nearer than the farthest kept gets in.
-                guard nearer(here, (nearTime[base + depth - 1], nearID[base + depth - 1])) else { continue }
-                count -= 1
-            }
-            var place = base + count
-            while place > base && nearer(here, (nearTime[place - 1], nearID[place - 1])) {
-                (nearTime[place], nearID[place], nearEvent[place]) = (nearTime[place - 1], nearID[place - 1], nearEvent[place - 1])
-                place -= 1
-            }
-            (nearTime[place], nearID[place], nearEvent[place]) = (here.0, here.1, rows.event[row])
-            filled[base / depth] = UInt8(count + 1)
-        }
-        // 3. Each session's path as one integer, counted; then named.
-        var packed: [UInt64: Int64] = [:]
-        for session in 0..<anchored {
-            var key: UInt64 = 0
-            for step in 0..<Int(filled[session]) {
-                key |= UInt64(nearEvent[session * depth + step] + 1) << (UInt64(step * stepBits))
-            }
-            packed[key, default: 0] += 1
-        }
-        var counts: [[String?]: Int64] = [:]
-        for (key, sessions) in packed {
-            let steps = (0..<depth).map { step -> String? in
-                let code = Int((key >> UInt64(step * stepBits)) & ((1 << UInt64(stepBits)) - 1))
-                return code == 0 ? nil : rows.eventNames[code - 1]
-            }
-            counts[steps] = sessions
-        }
-        return counts
+    /// What the general walk reads: every event of the store with its install, session and id,
+    /// the anchor's rows marked.
+    static func everyEvent(_ query: PathQuery, store: ColumnStore, catalog: Catalog) -> ScanRequest {
+        var request = ScanRequest()
+        request.events = nil
+        request.matchers.add(bit: anchorBit, events: query.anchor.events, filters: query.anchor.filters, catalog: catalog, strings: store.strings)
+        request.withSessions = true
+        request.withIDs = true
+        return request
     }
 
     /// The general walk: sessions keyed by (install, session) in hash tables, each session's side

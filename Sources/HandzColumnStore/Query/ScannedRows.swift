@@ -44,6 +44,10 @@ struct ScannedRows {
 
     var count: Int { time.count }
 
+    /// Chunks decoded per wave: enough to keep both cores busy, few enough that a wave's decoded
+    /// rows stay small beside the scan's own arrays.
+    static let chunksPerWave = 32
+
     init(_ request: ScanRequest, store: ColumnStore) throws(ColumnStoreError) {
         texts = Array(repeating: [], count: request.textColumns.count)
         integers = Array(repeating: [], count: request.integerColumns.count)
@@ -65,31 +69,31 @@ struct ScannedRows {
         if request.withIDs { ids.reserveCapacity(most) }
         for index in texts.indices { texts[index].reserveCapacity(most) }
         for index in integers.indices { integers[index].reserveCapacity(most) }
-        for entry in entries {
-            let read = try store.columns(entry)
-            let times = try read.times(ColumnName.eventTime)
-            let whole = entry.minTimeMs >= lower && entry.maxTimeMs < upper
-            let rows = whole ? Array(0..<read.chunk.rows) : (0..<read.chunk.rows).filter { times[$0] >= lower && times[$0] < upper }
-            guard !rows.isEmpty else { continue }
-            let eventIndex: Int32
-            if let index = eventNames.firstIndex(of: entry.event) { eventIndex = Int32(index) } else {
-                eventIndex = Int32(eventNames.count)
-                eventNames.append(entry.event)
+        // Event names numbered in the chunks' order, before any is read on another thread.
+        var eventIndex: [String: Int32] = [:]
+        for entry in entries where eventIndex[entry.event] == nil {
+            eventIndex[entry.event] = Int32(eventNames.count)
+            eventNames.append(entry.event)
+        }
+        // The chunks decoded on both cores, a wave at a time (the decoded rows of a wave are held
+        // until they are appended), and appended in the chunks' order: the rows are the same,
+        // in the same order, as one thread reading them.
+        for start in stride(from: 0, to: entries.count, by: Self.chunksPerWave) {
+            let wave = Array(entries[start..<min(start + Self.chunksPerWave, entries.count)])
+            let parts = try ParallelWork.map(wave) { entry throws(ColumnStoreError) in
+                try ChunkRows(entry, request, store: store, actors: actors, range: (lower, upper),
+                              textColumns: textColumns, integerColumns: integerColumns)
             }
-            let installKeys = request.withActors ? actors.keys(try read.keys(ColumnName.installID, store.textKeys)) : []
-            let masks = try request.matchers.masks(read, strings: store.strings)
-            let chunkSessions = request.withSessions ? try read.textKeys(ColumnName.sessionID, store.textKeys) : []
-            let ids = request.withIDs ? try read.ids() : []
-            let textValues = try textColumns.map { name throws(ColumnStoreError) in try read.textKeys(name, store.textKeys) }
-            let integerValues = try integerColumns.map { name throws(ColumnStoreError) in try read.integers(name, dictionaries: store.strings) }
-            if request.withActors { actorKeys.append(contentsOf: rows.lazy.map { installKeys[$0] }) }
-            time.append(contentsOf: rows.lazy.map { times[$0] })
-            event.append(contentsOf: repeatElement(eventIndex, count: rows.count))
-            self.masks.append(contentsOf: rows.lazy.map { masks[$0] })
-            if request.withSessions { sessionKeys.append(contentsOf: rows.lazy.map { chunkSessions[$0] }) }
-            if request.withIDs { self.ids.append(contentsOf: rows.lazy.map { ids[$0] }) }
-            for (index, values) in textValues.enumerated() { texts[index].append(contentsOf: rows.lazy.map { values[$0] }) }
-            for (index, values) in integerValues.enumerated() { integers[index].append(contentsOf: rows.lazy.map { values[$0] }) }
+            for (entry, part) in zip(wave, parts) where part.count > 0 {
+                if request.withActors { actorKeys.append(contentsOf: part.actorKeys) }
+                time.append(contentsOf: part.times)
+                event.append(contentsOf: repeatElement(eventIndex[entry.event]!, count: part.count))
+                masks.append(contentsOf: part.masks)
+                if request.withSessions { sessionKeys.append(contentsOf: part.sessionKeys) }
+                if request.withIDs { ids.append(contentsOf: part.ids) }
+                for index in texts.indices { texts[index].append(contentsOf: part.texts[index]) }
+                for index in integers.indices { integers[index].append(contentsOf: part.integers[index]) }
+            }
         }
         if request.withActors { (installs, actor) = NumberedKeys.numbering(actorKeys, absentIsNone: false) }
         if request.withSessions { (sessions, session) = NumberedKeys.numbering(sessionKeys, absentIsNone: true) }
@@ -106,6 +110,37 @@ struct ScannedRows {
 
     /// Whether row `row` has every bit of `bit`.
     @inline(__always) func has(_ row: Int, _ bit: UInt32) -> Bool { masks[row] & bit != 0 }
+}
+
+/// One chunk's rows of a ``ScanRequest`` (those in its time range), decoded on a worker thread.
+struct ChunkRows: Sendable {
+    var actorKeys: [UInt64] = []
+    var times: [Int64] = []
+    var masks: [UInt32] = []
+    var sessionKeys: [UInt64] = []
+    var ids: [UUIDWords] = []
+    var texts: [[UInt64]] = []
+    var integers: [[Int64?]] = []
+
+    var count: Int { times.count }
+
+    init(_ entry: ColumnManifest.ChunkEntry, _ request: ScanRequest, store: ColumnStore, actors: ActorKeys, range: (lower: Int64, upper: Int64),
+         textColumns: [String], integerColumns: [String]) throws(ColumnStoreError) {
+        let read = try store.columns(entry)
+        let times = try read.times(ColumnName.eventTime)
+        let whole = entry.minTimeMs >= range.lower && entry.maxTimeMs < range.upper
+        let rows = whole ? Array(0..<read.chunk.rows) : (0..<read.chunk.rows).filter { times[$0] >= range.lower && times[$0] < range.upper }
+        guard !rows.isEmpty else { return }
+        /// The chunk's values of the rows in range (all of them, uncopied, when the range covers the chunk).
+        func kept<Value>(_ values: [Value]) -> [Value] { whole ? values : rows.map { values[$0] } }
+        self.times = kept(times)
+        if request.withActors { actorKeys = kept(actors.keys(try read.keys(ColumnName.installID, store.textKeys))) }
+        masks = kept(try request.matchers.masks(read, strings: store.strings))
+        if request.withSessions { sessionKeys = kept(try read.textKeys(ColumnName.sessionID, store.textKeys)) }
+        if request.withIDs { ids = kept(try read.ids()) }
+        texts = try textColumns.map { name throws(ColumnStoreError) in kept(try read.textKeys(name, store.textKeys)) }
+        integers = try integerColumns.map { name throws(ColumnStoreError) in kept(try read.integers(name, dictionaries: store.strings)) }
+    }
 }
 
 /// Dense numbers for the keys of a scan's rows (``ScannedRows/installs``, ``ScannedRows/sessions``):

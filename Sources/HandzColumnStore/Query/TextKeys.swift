@@ -150,6 +150,12 @@ struct KeyRanks: Sendable {
         (self.present, self.below, self.keys) = (present, below, keys)
     }
 
+    /// Whether `key` is one of the ranked keys.
+    @inline(__always) func contains(_ key: UInt64) -> Bool {
+        let word = Int(truncatingIfNeeded: key >> 6)
+        return key < Self.limit && word < present.count && present[word] & (1 << (key & 63)) != 0
+    }
+
     /// The number of `key`, which must be present.
     @inline(__always) func rank(_ key: UInt64) -> Int {
         Int(below[Int(key >> 6)]) + (present[Int(key >> 6)] & ((1 << (key & 63)) &- 1)).nonzeroBitCount

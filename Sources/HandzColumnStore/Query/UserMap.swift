@@ -12,20 +12,42 @@ public struct UserMap: Sendable {
 
     init(store: ColumnStore) throws(ColumnStoreError) {
         var first: [UInt64: (time: Int64, id: UUIDWords, user: UInt64)] = [:]
-        for entry in store.manifest.chunks {
-            let read = try store.columns(entry)
-            guard read.chunk.entry(ColumnName.userID) != nil else { continue }
-            let users = try read.textKeys(ColumnName.userID, store.textKeys)
-            guard users.contains(where: { $0 != 0 }) else { continue }
-            let installs = try read.keys(ColumnName.installID, store.textKeys)
-            let times = try read.times(ColumnName.eventTime)
-            let ids = try read.ids()
-            for row in 0..<read.chunk.rows where users[row] != 0 {
-                if let known = first[installs[row]], (known.time, known.id) < (times[row], ids[row]) { continue }
-                first[installs[row]] = (times[row], ids[row], users[row])
+        let chunks = store.manifest.chunks
+        // Each chunk's candidates decoded on both cores, a wave at a time; the earliest kept.
+        for start in stride(from: 0, to: chunks.count, by: ScannedRows.chunksPerWave) {
+            let wave = Array(chunks[start..<min(start + ScannedRows.chunksPerWave, chunks.count)])
+            let parts = try ParallelWork.map(wave) { entry throws(ColumnStoreError) in try Self.candidates(entry, store: store) }
+            for part in parts {
+                for candidate in part {
+                    if let known = first[candidate.install], (known.time, known.id) < (candidate.time, candidate.id) { continue }
+                    first[candidate.install] = (candidate.time, candidate.id, candidate.user)
+                }
             }
         }
         userOfInstall = first.mapValues(\.user)
+    }
+
+    /// One chunk's earliest row with a user per run of rows of one install: at least one per
+    /// install the chunk holds with a user (exactly one when its rows are grouped by install, as
+    /// a seal writes them), so the earliest of all chunks' candidates is the install's first.
+    static func candidates(_ entry: ColumnManifest.ChunkEntry, store: ColumnStore) throws(ColumnStoreError)
+        -> [(install: UInt64, time: Int64, id: UUIDWords, user: UInt64)] {
+        let read = try store.columns(entry)
+        guard read.chunk.entry(ColumnName.userID) != nil else { return [] }
+        let users = try read.textKeys(ColumnName.userID, store.textKeys)
+        guard users.contains(where: { $0 != 0 }) else { return [] }
+        let installs = try read.keys(ColumnName.installID, store.textKeys)
+        let times = try read.times(ColumnName.eventTime)
+        let ids = try read.ids()
+        var found: [(install: UInt64, time: Int64, id: UUIDWords, user: UInt64)] = []
+        for row in 0..<read.chunk.rows where users[row] != 0 {
+            if let last = found.last, last.install == installs[row] {
+                if (last.time, last.id) > (times[row], ids[row]) { found[found.count - 1] = (installs[row], times[row], ids[row], users[row]) }
+            } else {
+                found.append((installs[row], times[row], ids[row], users[row]))
+            }
+        }
+        return found
     }
 
     /// The actor of an install: its user, or itself.
