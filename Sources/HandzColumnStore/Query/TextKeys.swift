@@ -150,10 +150,13 @@ struct KeyRanks: Sendable {
         (self.present, self.below, self.keys) = (present, below, keys)
     }
 
-    /// Whether `key` is one of the ranked keys.
-    @inline(__always) func contains(_ key: UInt64) -> Bool {
+    /// The number of `key`, or nil when it is not one of the ranked keys.
+    @inline(__always) func rankIfPresent(_ key: UInt64) -> Int? {
         let word = Int(truncatingIfNeeded: key >> 6)
-        return key < Self.limit && word < present.count && present[word] & (1 << (key & 63)) != 0
+        guard key < Self.limit, word < present.count else { return nil }
+        let bits = present[word]
+        guard bits & (1 << (key & 63)) != 0 else { return nil }
+        return Int(below[word]) + (bits & ((1 << (key & 63)) &- 1)).nonzeroBitCount
     }
 
     /// The number of `key`, which must be present.
