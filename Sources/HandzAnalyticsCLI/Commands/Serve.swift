@@ -42,6 +42,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Durability: full (fsync every commit; survives power loss) or normal (survives a process crash).")
     var synchronous: String = "full"
 
+    @Option(help: "The store writer's SQLite page cache, MiB: part of serve's resident memory, filled as events are stored (HandzServer docs, Operations).")
+    var cacheMib = StoreConfiguration().cacheMiB
+
     @Option(help: "Embedded store: seconds between the starts of background seals of the column store, fractions allowed (0: seal only before a dashboard page is drawn). Default 0.5 on the segment engine, 10 on the SQLite log.")
     var columnSealInterval: Double?
 
@@ -151,6 +154,7 @@ struct Serve: AsyncParsableCommand {
         guard maxDbBytes == nil || resolvedEngine == EmbeddedEngine.sqlite.rawValue else {
             throw ValidationError("--max-db-bytes caps the SQLite log's file (--engine sqlite); the segment engine answers 503 with Retry-After when its disk is full, and resumes by itself")
         }
+        guard (1...4096).contains(cacheMib) else { throw ValidationError("--cache-mib must be 1-4096") }
         guard (maxDbBytes ?? 1 << 20) >= 1 << 20 else { throw ValidationError("--max-db-bytes must be at least 1 MiB (1048576)") }
         guard (maxConnections ?? 16) >= 16 else { throw ValidationError("--max-connections must be at least 16") }
         guard RetentionPolicy(retention) != nil else { throw ValidationError("--retention must look like 13mo, 400d or off") }
@@ -194,6 +198,7 @@ struct Serve: AsyncParsableCommand {
         options.embeddedEngine = EmbeddedEngine(rawValue: resolvedEngine)!
         options.columnSealIntervalSeconds = columnSealInterval ?? (options.embeddedEngine == .segments ? 0.5 : 10)
         options.store.maxDatabaseBytes = maxDbBytes
+        options.store.cacheMiB = cacheMib
         options.limits.maxBodyBytes = maxBodyBytes
         options.limits.maxDecompressedBytes = maxDecompressedBytes
         options.limits.maxEventsPerBatch = maxEvents
