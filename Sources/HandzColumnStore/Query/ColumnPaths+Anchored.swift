@@ -13,10 +13,6 @@ import HandzQuery
 /// few; the buffers are filled in chunk order, and as every event has its own id the nearest
 /// events do not depend on that order.
 extension ColumnPaths {
-    /// Chunks decoded per wave of the second pass: enough to keep both cores busy, few enough
-    /// that the kept rows of one wave stay small.
-    static let chunksPerWave = 32
-
     /// The counts per path, or nil when this walk does not apply and the general walk must run:
     /// an anchored session's key is past ``KeyRanks``' limit, the store has too many event names
     /// for a packed path, or an anchored session's id also belongs to another install (the SQL
@@ -36,8 +32,8 @@ extension ColumnPaths {
             NearestPart(NearestSteps(sessions: max(0, min(partSize, anchors.count - part * partSize)), depth: query.depth, direction: query.direction))
         }
         let chunks = store.manifest.chunks
-        for start in stride(from: 0, to: chunks.count, by: Self.chunksPerWave) {
-            let wave = Array(chunks[start..<min(start + Self.chunksPerWave, chunks.count)])
+        for start in stride(from: 0, to: chunks.count, by: ScannedRows.chunksPerWave) {
+            let wave = Array(chunks[start..<min(start + ScannedRows.chunksPerWave, chunks.count)])
             let kept = try ParallelWork.map(wave) { [store] entry throws(ColumnStoreError) in
                 try anchors.sideRows(of: entry, store: store, next: query.direction == .next, partSize: partSize, parts: parts.count)
             }
@@ -195,8 +191,8 @@ final class NearestPart: @unchecked Sendable {
 
 /// Each anchored session's `depth` events nearest its anchor on the path's side, nearest first,
 /// in one flat array of `depth` records per session (its slot): a small sorted buffer per session,
-/// so no list of every event per session and no sort. A session's records lie side by side (one
-/// or two cache lines for the usual depths) and say themselves how many are filled (event −1:
+/// so no list of every event per session and no sort. A session's records lie side by side (two
+/// or three cache lines for depths 3 to 5) and say themselves how many are filled (event −1:
 /// empty), as the buffers are reached in no useful order.
 struct NearestSteps {
     struct Step {
