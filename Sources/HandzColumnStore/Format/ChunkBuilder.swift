@@ -10,7 +10,7 @@ import HandzAnalyticsCore
 /// back exactly as it was stored. A property's column takes the JSON type of its first value;
 /// a later value of another type turns the column into text (an integer as its decimal digits,
 /// a boolean as `true`/`false`), which is how the SQL engines read such a property too.
-public struct ChunkBuilder {
+public struct ChunkBuilder: Sendable {
     public let eventName: String
     public let day: Int64
     public private(set) var rowCount = 0
@@ -109,6 +109,39 @@ public struct ChunkBuilder {
     func textCell(_ column: String) -> UInt64 {
         guard let slot = textSlots[column], textCells[slot].count == rowCount else { return 0 }
         return textCells[slot][rowCount - 1]
+    }
+
+    /// Codes of one dictionary in another: entry n of a chunk's own ``Dictionaries`` has the
+    /// store's code `uuids[n]` or `strings[n]` (``SegmentRows``' workers intern locally).
+    struct Recoding {
+        var uuids: [UInt32]
+        var strings: [UInt32]
+
+        /// Adds `local`'s entries to `global` in `local`'s order, so `global` numbers its new
+        /// values as it would have had every cell been interned in it directly, in the same order.
+        init(adopting local: Dictionaries, into global: inout Dictionaries) {
+            uuids = local.uuids.map { global.code(uuid: $0) }
+            strings = local.strings.map { global.code(string: $0) }
+        }
+
+        /// `cell` (a flagged UUID code, a string code, or 0 for absent) in the other dictionary.
+        func cell(_ cell: UInt64) -> UInt64 {
+            if cell == 0 { return 0 }
+            if cell & ChunkBuilder.uuidFlag != 0 { return ChunkBuilder.uuidFlag | UInt64(uuids[Int(cell & ~ChunkBuilder.uuidFlag) - 1]) }
+            return UInt64(strings[Int(cell) - 1])
+        }
+    }
+
+    /// Every text cell in the codes of `recoding`'s dictionary (the one later rows and
+    /// ``columns(_:)`` then use).
+    mutating func recode(_ recoding: Recoding) {
+        for slot in textCells.indices {
+            textCells[slot].withUnsafeMutableBufferPointer { cells in
+                for index in cells.indices { cells[index] = recoding.cell(cells[index]) }
+            }
+            lastBytes[slot] = []
+            lastCells[slot] = 0
+        }
     }
 
     /// Sets the current row's `column` to a cell ``textCell(_:)`` gave (the session rollup).

@@ -14,7 +14,7 @@ public enum SessionRollup {
     public static let eventName = "_sessions"
 
     /// Collects the rollup's rows as the sealer reads events, by UTC day. Pure.
-    struct Builder {
+    struct Builder: Sendable {
         struct Key: Hashable {
             var day: Int64
             /// ``ChunkBuilder``'s text cells: a flagged UUID code or a string code; 0 absent.

@@ -143,7 +143,7 @@ public struct LogSealer {
 }
 
 /// A chunk's identity while sealing.
-struct ChunkKey: Hashable, Comparable {
+struct ChunkKey: Hashable, Comparable, Sendable {
     var event: String
     var day: Int64
 

@@ -55,9 +55,14 @@ public struct SegmentSealer {
         var outcome = Outcome()
         var ids: [UUIDWords] = []
         var received = (min: Int64.max, max: Int64.min)
-        for segment in segments {
-            let records = try SegmentLog.records(path: directory + "/" + segment.fileName, name: segment.fileName, length: segment.bytes)
-            let alreadySealed = segment.sequence <= watermark
+        // Segments are decoded on the workers, up to two ahead of the rows taken from them
+        // (``ParallelWork/pipeline(count:window:build:consume:)``): decoding was most of what the
+        // seal did on one core besides the chunks (perf, issue 36). The cost: up to four decoded
+        // segments of 64 MiB held at once, beside the rows waiting for a flush.
+        try ParallelWork.pipeline(count: segments.count, window: ParallelWork.workers, build: { index in
+            try Self.records(of: segments[index], in: directory)
+        }, consume: { index, records in
+            let alreadySealed = segments[index].sequence <= watermark
             for record in records {
                 for row in 0..<record.rows.count { ids.append(record.rows.eventID(row).withUnsafeBytes { UUIDWords(orderingBytes: $0) }) }
                 received = (min(received.min, record.receivedTimeMs), max(received.max, record.receivedTimeMs))
@@ -69,7 +74,7 @@ public struct SegmentSealer {
                     for builder in sessions.takeBuilders() { try writer.write(builder) }
                 }
             }
-        }
+        })
         if last > watermark {
             try rows.flush(sessions: &sessions, into: writer)
             for builder in sessions.takeBuilders() { try writer.write(builder) }
@@ -80,14 +85,21 @@ public struct SegmentSealer {
         }
         // The records again, from the page cache: holding every record of a long backlog until the
         // publish would hold all of its rows.
-        for segment in segments {
-            try sealed(try SegmentLog.records(path: directory + "/" + segment.fileName, name: segment.fileName, length: segment.bytes), segment.sequence)
-        }
+        try ParallelWork.pipeline(count: segments.count, window: ParallelWork.workers, build: { index in
+            try Self.records(of: segments[index], in: directory)
+        }, consume: { index, records in
+            try sealed(records, segments[index].sequence)
+        })
         if !ids.isEmpty { try index.persist(ids, throughSegment: last, minReceivedMs: received.min, maxReceivedMs: received.max) }
         SealFault.reached("segment-ids-persisted")
         try remove(last)
         outcome.removedSegments = segments.count
         outcome.sealedThroughSegment = writer.manifest.sealedThroughSegment
         return outcome
+    }
+
+    /// The records of one closed segment.
+    static func records(of segment: SegmentLog.Segment, in directory: String) throws -> [BatchRecord] {
+        try SegmentLog.records(path: directory + "/" + segment.fileName, name: segment.fileName, length: segment.bytes)
     }
 }
