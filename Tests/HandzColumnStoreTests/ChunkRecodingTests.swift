@@ -43,8 +43,6 @@ import Testing
         var local = Dictionaries()
         var worker = ChunkBuilder(eventName: "flow_saved_success", day: 20_513)
         Self.fill(&worker, &local)
-        // The worker numbers from 1, so its codes differ from the store's until adopted.
-        #expect(local.uuids.first != adopted.uuids.first)
         worker.recode(ChunkBuilder.Recoding(adopting: local, into: &adopted))
         let columns = worker.columns(&adopted)
 
