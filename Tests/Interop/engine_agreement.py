@@ -215,6 +215,10 @@ class Spark:
         # whole-stage code generation compiles each stage's Java; both off (and one shuffle
         # partition) took F2 from 12.7 s to about 4 s and the engine's 98 queries from 174 s to
         # about 70 s (2026-12-06). Neither changes a result: the numbers must still equal SQLite's.
+        # The driver's JVM runs on the client compiler only, with the serial collector: on two
+        # cores the optimising compiler's threads took half of Spark's CPU in CI and never paid
+        # back within a run of short queries. The 98 queries went from 300.8 s to 204.5 s in one
+        # slow hour, same results (2026-12-07, `ENGINES=spark scripts/check-engines.sh`).
         spark = (SparkSession.builder.master("local[2]").appName("handz-engine-agreement")
                  .config("spark.ui.enabled", "false")
                  .config("spark.ui.showConsoleProgress", "false")
@@ -225,6 +229,7 @@ class Spark:
                  .config("spark.sql.catalogImplementation", "in-memory")
                  .config("spark.sql.warehouse.dir", os.path.join(work, "spark-warehouse"))
                  .config("spark.driver.memory", "4g")
+                 .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
                  .getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         return spark

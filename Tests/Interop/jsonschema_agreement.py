@@ -86,6 +86,20 @@ def main() -> int:
         if not ok:
             failures.append((index, label, ours, theirs))
 
+    # The corpus is sized for CI time (see scripts/check-jsonschema-agreement.sh), so it proves
+    # it is still big enough: every enabled event's schema judged at least one valid line, and
+    # every documented difference was seen.
+    schema = json.loads(Path(args.schemas, "catalog.schema.json").read_text())
+    valid_events = Counter()
+    for raw, label in zip(corpus, labels):
+        if label == "valid":
+            valid_events[json.loads(raw)["event_name"]] += 1
+    unjudged = [name for name in schema["properties"]["event_name"]["enum"] if valid_events[name] == 0]
+    unseen = sorted(INVISIBLE - set(labels))
+    if unjudged or unseen:
+        print(f"corpus too small: {len(unjudged)} event(s) without a valid line, labels never seen: {unseen}")
+        return 1
+
     for key in sorted(outcomes):
         print(f"{key:>24}: {outcomes[key]}")
     for index, label, ours, theirs in failures[:20]:
