@@ -8,8 +8,9 @@
 #   3. the lake export of that store, and F0–F4 and every KPI give the same numbers from SQLite
 #      (the same events imported), the PostgreSQL store the nodes wrote (every variant), and Spark
 #      SQL, ClickHouse (chdb) and DuckDB reading the lake files (each funnel and KPI over the full
-#      range, F0 per user and by catalog version: `--lake-cases reading`; the variants test each
-#      dialect's SQL, which check-engines.sh runs in full on every engine);
+#      range, F0 per user and by catalog version: `--lake-cases reading`, Spark F0 three ways and
+#      two KPIs; the variants test each dialect's SQL, which check-engines.sh runs in full on every
+#      engine);
 #   4. fresh batches sent to both nodes at once in opposite orders: no deadlock, no 503;
 #   5. a deletion requested on one node is completed by the other (issue 14): node 2 is restarted
 #      as the lake's node, so the lake step can only be its own;
