@@ -43,29 +43,31 @@ export LLVM_PROFILE_FILE="$WORK_DIR/profiles/%m.profraw"
 stage_wait "install: Debian packages and Python tools for the checks"
 
 # Two lanes from here: most checks below wait on one Python process, a server, a browser or a JVM
-# at a time, so the second core runs the other lane — the lint fixture app's build, the fuzzers
-# (one core each for their fixed time), then the engines' agreement — while this one runs the
-# rest; the two lanes' measured times are about equal (README, "Two commands"). Each check starts
-# its own PostgreSQL on a free port and works in its own directory under WORK_DIR; nothing but
-# the fixture app's build uses `.build`.
+# at a time, so the second core runs the other lane — the consumer app's build, the fuzzers (one
+# core each for their fixed time), then the engines' agreement — while this one runs the rest.
+# The lanes are balanced on measured times: on 16eb728's clean clone (2026-12-07) this lane's
+# checks took 804 s and the second's 962 s with the lint fixture app in it, so the fixture app
+# (264 s) and the consumer check (179 s) changed places. Each check starts its own PostgreSQL on
+# a free port and works in its own directory under WORK_DIR; nothing but the fixture app's build
+# uses `.build`.
 second_lane() {
-  # The fixture app builds in this build directory with this build's flags, so swift-syntax and
-  # the lint tool are already built: its two builds take about 40 s; the command plugin's run
-  # (`swift package handz-lint`) gets the same flags but coverage, which `swift package` does not
-  # take: the coverage setting is part of the build parameters, so it still builds swift-syntax
-  # and the tool again (98 s of the stage's 133 s on 30f4e2e's clean clone; without coverage, in
-  # a plain build directory, the run reuses them and takes 9 s). Its build rewrites the
-  # directory's build plan, so it runs after the tests, coverage and docs, which read the plan;
-  # and from the test binary itself, since `swift test` would hold the directory's lock.
-  timed "the lint plugin fails the fixture app's build in place (FixtureAppBuildTests)" \
-    env HANDZ_FIXTURE_SCRATCH="$PWD/.build" HANDZ_FIXTURE_BUILD_FLAGS="${BUILD_FLAGS[*]}" \
-    "$BIN_DIR/HandzAnalyticsPackageTests.xctest" --testing-library swift-testing --filter FixtureAppBuildTests || return
+  timed "an app that uses only the client: resolved packages within the budget, builds, its batch is stored" scripts/check-consumer.sh || return
   timed "fuzz: the parsers that read attacker bytes (libFuzzer, 10 s each; FUZZING.md)" scripts/fuzz.sh 10 || return
   timed "funnels and KPIs agree on SQLite, PostgreSQL, DuckDB, ClickHouse and Spark" scripts/check-engines.sh || return
 }
-stage_start "lane: the lint fixture app, the fuzzers, the engines' agreement" second_lane
+stage_start "lane: the consumer app, the fuzzers, the engines' agreement" second_lane
 stage "JSON Schema export agrees with the validator" scripts/check-jsonschema-agreement.sh
-stage "an app that uses only the client: resolved packages within the budget, builds, its batch is stored" scripts/check-consumer.sh
+# The fixture app builds in this build directory with this build's flags, so swift-syntax and
+# the lint tool are already built: its two builds take about 40 s; the command plugin's run
+# (`swift package handz-lint`) gets the same flags but coverage, which `swift package` does not
+# take: the coverage setting is part of the build parameters, so it still builds swift-syntax
+# and the tool again (98 s of the stage's 133 s on 30f4e2e's clean clone; without coverage, in
+# a plain build directory, the run reuses them and takes 9 s). Its build rewrites the
+# directory's build plan, so it runs after the tests, coverage and docs, which read the plan;
+# and from the test binary itself, since `swift test` would hold the directory's lock.
+stage "the lint plugin fails the fixture app's build in place (FixtureAppBuildTests)" \
+  env HANDZ_FIXTURE_SCRATCH="$PWD/.build" HANDZ_FIXTURE_BUILD_FLAGS="${BUILD_FLAGS[*]}" \
+  "$BIN_DIR/HandzAnalyticsPackageTests.xctest" --testing-library swift-testing --filter FixtureAppBuildTests
 stage "the HTTP contract (openapi.yaml) against the live server, with schemathesis" scripts/check-openapi.sh
 stage "the dashboards served live, in Chromium through chromium-driver (Selenium)" scripts/check-served-dashboards.sh
 # The report's screenshots and the Grafana queries (about 17 s): in this lane since 2026-12-06,
@@ -76,5 +78,5 @@ stage "the CH33 §7 dashboards: report screenshots in headless Chromium, Grafana
 stage "the deployment guide: systemd units, serve from its settings file behind nginx with TLS, Prometheus and the operator's dashboard, backup, upgrade and rollback" scripts/check-deployment.sh
 stage "two ingest nodes on one PostgreSQL store (kill -9 mid-load: exactly once), key rotation, the lake on Spark, ClickHouse and DuckDB" \
   scripts/check-cluster.sh
-stage_wait "lane: the lint fixture app, the fuzzers, the engines' agreement"
+stage_wait "lane: the consumer app, the fuzzers, the engines' agreement"
 echo "== all tests passed"
