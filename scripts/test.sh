@@ -6,7 +6,8 @@
 # One build feeds everything (issue 32 §10): `swift build --build-tests --enable-code-coverage`
 # in `.build`, so the tests run instrumented without a second build, and every script below runs
 # that same `handz-analytics` (HANDZ_BIN). The installs run in the background during the build;
-# the fuzzers and the engines' agreement run as a second lane beside the other checks. The
+# the consumer app, the fuzzers and the engines' agreement run as a second lane beside the other
+# checks. The
 # time of every stage is printed at the end, failed or not (scripts/lib/stages.sh). Budget: 35 min
 # on a 2-core machine; each long check is bounded by its own timeout.
 set -euo pipefail
@@ -31,7 +32,7 @@ export HANDZ_BIN="$BIN_DIR/handz-analytics"
 stage "catalog lint" "$HANDZ_BIN" catalog lint
 stage "the README's module map matches Package.swift" scripts/module-map.sh --check
 # Every suite but FixtureAppBuildTests, which is a SwiftPM build of the lint fixture app: it runs
-# in the second lane below, in this build directory (see the lane).
+# below, after the coverage and the docs, in this build directory (see its stage).
 stage "swift test (instrumented; the build above), but the lint fixture app's build" \
   swift test --skip-build --enable-code-coverage --skip FixtureAppBuildTests
 stage "line coverage per module (floors in scripts/coverage.sh)" scripts/coverage.sh .build
