@@ -7,9 +7,8 @@
 # in `.build`, so the tests run instrumented without a second build, and every script below runs
 # that same `handz-analytics` (HANDZ_BIN). The installs run in the background during the build;
 # the consumer app, the fuzzers and the engines' agreement run as a second lane beside the other
-# checks. The
-# time of every stage is printed at the end, failed or not (scripts/lib/stages.sh). Budget: 35 min
-# on a 2-core machine; each long check is bounded by its own timeout.
+# checks. The time of every stage is printed at the end, failed or not (scripts/lib/stages.sh).
+# Budget: 35 min on a 2-core machine; each long check is bounded by its own timeout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export WORK_DIR="${WORK_DIR:-$PWD/.build-ci}"
