@@ -152,4 +152,32 @@ import Testing
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
         }
     }
+
+    @Test("sql batch answers each request line with exactly what the single command prints, a bad request with its error, in order")
+    func sqlBatch() throws {
+        let requests = [["funnel", "F3", "--dialect", "duckdb", "--from", "2026-03-01", "--to", "2026-04-01"],
+                        ["kpi", "--all", "--dialect", "postgres"],
+                        ["funnel", "F9", "--dialect", "sqlite"],
+                        ["panel", "launch_health", "crash_free_sessions", "--dialect", "clickhouse"],
+                        ["ddl", "--dialect", "spark"],
+                        ["batch"]]
+        let input = try requests.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }.joined(separator: "\n") + "\n\n"
+        let batch = try CommandRunner.run(["sql", "batch"], stdin: Data(input.utf8))
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let answers = try batch.stdout.split(separator: "\n").map { try JSONDecoder().decode([String: String].self, from: Data($0.utf8)) }
+        try #require(answers.count == requests.count)
+        for (request, answer) in zip(requests, answers) where request[0] != "batch" {
+            let single = try CommandRunner.run(["sql"] + request)
+            if single.status == 0 {
+                #expect(answer == ["sql": single.stdout], "\(request)")
+            } else {
+                #expect(answer["error"].map { single.stderr.contains($0) } == true, "\(request): \(answer)")
+            }
+        }
+        #expect(answers[2]["error"]?.contains("no funnel F9") == true)
+        #expect(answers[5]["error"]?.contains("each request names one of") == true)
+
+        let unreadable = try CommandRunner.run(["sql", "batch"], stdin: Data("{\"funnel\": 1}\n".utf8))
+        #expect(unreadable.status == 2 && unreadable.stderr.contains("line 1 is not a JSON array of strings"))
+    }
 }

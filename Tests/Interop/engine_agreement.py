@@ -37,6 +37,34 @@ def cli(binary, *args):
     return result.stdout
 
 
+class SQLTexts:
+    """The SQL of `handz-analytics sql ARGS`, fetched for many requests in one `sql batch` run: a
+    spawn of the debug CLI costs ~0.1 s of argument checks alone, and the check asks ~600 times."""
+
+    def __init__(self, binary):
+        self.binary = binary
+        self.texts = {}
+
+    def fetch(self, requests):
+        wanted = list(dict.fromkeys(tuple(request) for request in requests if tuple(request) not in self.texts))
+        if not wanted:
+            return
+        result = subprocess.run([self.binary, "sql", "batch"], input="".join(json.dumps(list(request)) + "\n" for request in wanted),
+                                capture_output=True, text=True, timeout=600)
+        answers = result.stdout.splitlines()
+        if result.returncode != 0 or len(answers) != len(wanted):
+            raise RuntimeError(f"handz-analytics sql batch failed ({result.returncode}, {len(answers)} of {len(wanted)} answers): {result.stderr.strip()}")
+        for request, line in zip(wanted, answers):
+            answer = json.loads(line)
+            if "error" in answer:
+                raise RuntimeError(f"handz-analytics sql {' '.join(request)} failed: {answer['error']}")
+            self.texts[request] = answer["sql"]
+
+    def __call__(self, *request):
+        self.fetch([request])
+        return self.texts[tuple(request)]
+
+
 def read_store(path):
     """The stored events with event_id as canonical lowercase UUID text."""
     db = sqlite3.connect(path)
@@ -476,9 +504,12 @@ def main():
     expected = {}
     measures = {}  # each KPI's measure, which says how its SQL's rows read
     store = SQLiteStore(events)
+    sql_text = SQLTexts(args.binary)
+    sql_text.fetch([("panel", *arguments, "--dialect", "sqlite") for _, kind, arguments in all_cases if kind == "panel"] +
+                   ([] if args.skip_bigquery else [(kind, *arguments, "--dialect", "bigquery") for _, kind, arguments in all_cases]))
     for label, kind, arguments in all_cases:
         if kind == "panel":
-            expected[label] = panel_rows(store.query(cli(args.binary, "sql", "panel", *arguments, "--dialect", "sqlite")))
+            expected[label] = panel_rows(store.query(sql_text("panel", *arguments, "--dialect", "sqlite")))
             continue
         report = json.loads(cli(args.binary, kind, *arguments, "--db", args.db, "--format", "json"), parse_float=Decimal)
         expected[label] = (funnel_expected(report) if kind == "funnel" else trend_expected(report) if kind == "trend"
@@ -494,7 +525,7 @@ def main():
     # BigQuery: the SQL must parse.
     import sqlglot
     for label, kind, arguments in ([] if args.skip_bigquery else all_cases):
-        sql = cli(args.binary, "sql", kind, *arguments, "--dialect", "bigquery")
+        sql = sql_text(kind, *arguments, "--dialect", "bigquery")
         try:
             sqlglot.parse_one(sql, read="bigquery")
             passed += 1
@@ -509,7 +540,7 @@ def main():
         engine_started = time.monotonic()
         dialect = name.split("-")[0]
         lake = ["--lake", args.lake] if name.endswith("-lake") else []
-        ddl = cli(args.binary, "sql", "ddl", "--dialect", dialect)
+        ddl = sql_text("ddl", "--dialect", dialect)
         if name == "sqlite":
             engine = SQLiteStore(events)
         elif name == "postgres-store":
@@ -550,8 +581,9 @@ def main():
                 missing = SPARK_LAKE_CASES - {case[0] for case in engine_cases}
                 if missing:
                     raise SystemExit(f"spark-lake: cases named but not generated: {sorted(missing)}")
+        sql_text.fetch([(kind, *arguments, "--dialect", dialect, *lake) for _, kind, arguments in engine_cases])
         for label, kind, arguments in engine_cases:
-            sql = cli(args.binary, "sql", kind, *arguments, "--dialect", dialect, *lake)
+            sql = sql_text(kind, *arguments, "--dialect", dialect, *lake)
             query_started = time.monotonic()
             try:
                 try:

@@ -60,7 +60,7 @@ struct KPI: ParsableCommand {
 }
 
 extension SQLCommand {
-    struct KPISQL: ParsableCommand {
+    struct KPISQL: SQLTextCommand {
         static let configuration = CommandConfiguration(
             commandName: "kpi",
             abstract: "One KPI run as SQL: (numerator, denominator[, left_out]), (median_ms, actors) or (bucket, flows) rows."
@@ -70,14 +70,16 @@ extension SQLCommand {
         @OptionGroup var kpis: KPIOptions
         @OptionGroup var target: SQLTargetOptions
 
-        func run() throws {
+        func sqlText() throws -> String {
             let catalog = try catalogOptions.load()
             let builder = KPISQLBuilder(catalog: catalog, dialect: target.dialect)
+            var text = ""
             for var query in try kpis.queries(catalog) {
                 query.source = target.source
-                if kpis.all { print("-- \(query.kpi.id)") }
-                print(try usage { try builder.sql(query) } + (kpis.all ? ";\n" : ""))
+                if kpis.all { text += "-- \(query.kpi.id)\n" }
+                text += try usage { try builder.sql(query) } + (kpis.all ? ";\n" : "") + "\n"
             }
+            return text
         }
     }
 }

@@ -63,7 +63,7 @@ struct Paths: ParsableCommand {
 }
 
 extension SQLCommand {
-    struct PathSQL: ParsableCommand {
+    struct PathSQL: SQLTextCommand {
         static let configuration = CommandConfiguration(
             commandName: "paths",
             abstract: "Paths as SQL: rows (e1, …, eN, sessions), a step NULL where the session ended (started) sooner."
@@ -75,10 +75,10 @@ extension SQLCommand {
         @Option(help: "sqlite, postgres, duckdb, clickhouse, spark or bigquery.")
         var dialect: SQLDialect
 
-        func run() throws {
+        func sqlText() throws -> String {
             let catalog = try catalogOptions.load()
             let query = try paths.query(catalog)
-            print(try usage { try PathSQLBuilder(catalog: catalog, dialect: dialect).sql(query) })
+            return try usage { try PathSQLBuilder(catalog: catalog, dialect: dialect).sql(query) } + "\n"
         }
     }
 }

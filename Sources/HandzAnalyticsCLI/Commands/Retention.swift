@@ -66,7 +66,7 @@ struct Retention: ParsableCommand {
 }
 
 extension SQLCommand {
-    struct RetentionSQL: ParsableCommand {
+    struct RetentionSQL: SQLTextCommand {
         static let configuration = CommandConfiguration(
             commandName: "retention",
             abstract: "One retention matrix as SQL: rows (kind, c, period, actors); kind 0 counts cohort actors by their last ended period (-1: none), kind 1 the actors who returned."
@@ -78,10 +78,10 @@ extension SQLCommand {
         @Option(help: "sqlite, postgres, duckdb, clickhouse, spark or bigquery.")
         var dialect: SQLDialect
 
-        func run() throws {
+        func sqlText() throws -> String {
             let catalog = try catalogOptions.load()
             let query = try retention.query(catalog)
-            print(try usage { try RetentionSQLBuilder(catalog: catalog, dialect: dialect).sql(query) })
+            return try usage { try RetentionSQLBuilder(catalog: catalog, dialect: dialect).sql(query) } + "\n"
         }
     }
 }

@@ -6,10 +6,10 @@ struct SQLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sql",
         abstract: "Print the SQL of a funnel or KPI, or the events table, for sqlite, postgres, duckdb, clickhouse, spark or bigquery.",
-        subcommands: [FunnelSQL.self, KPISQL.self, TrendSQL.self, RetentionSQL.self, PathSQL.self, DDLSQL.self, PanelSQL.self]
+        subcommands: [FunnelSQL.self, KPISQL.self, TrendSQL.self, RetentionSQL.self, PathSQL.self, DDLSQL.self, PanelSQL.self, BatchSQL.self]
     )
 
-    struct FunnelSQL: ParsableCommand {
+    struct FunnelSQL: SQLTextCommand {
         static let configuration = CommandConfiguration(
             commandName: "funnel",
             abstract: "One funnel run as SQL: rows (breakdown, step, actors, median_ms); conversions are ratios of actors."
@@ -19,22 +19,22 @@ struct SQLCommand: ParsableCommand {
         @OptionGroup var funnel: FunnelOptions
         @OptionGroup var target: SQLTargetOptions
 
-        func run() throws {
+        func sqlText() throws -> String {
             let catalog = try catalogOptions.load()
             var query = try funnel.query(catalog)
             query.source = target.source
-            print(try usage { try FunnelSQLBuilder(catalog: catalog, dialect: target.dialect).sql(query) })
+            return try usage { try FunnelSQLBuilder(catalog: catalog, dialect: target.dialect).sql(query) } + "\n"
         }
     }
 
-    struct DDLSQL: ParsableCommand {
+    struct DDLSQL: SQLTextCommand {
         static let configuration = CommandConfiguration(commandName: "ddl", abstract: "CREATE TABLE events for the engine.")
 
         @Option(help: "sqlite, postgres, duckdb, clickhouse, spark or bigquery.")
         var dialect: SQLDialect
 
-        func run() {
-            print(EventsDDL.createTable(dialect), terminator: "")
+        func sqlText() -> String {
+            EventsDDL.createTable(dialect)
         }
     }
 }

@@ -67,7 +67,7 @@ struct Trend: ParsableCommand {
 }
 
 extension SQLCommand {
-    struct TrendSQL: ParsableCommand {
+    struct TrendSQL: SQLTextCommand {
         static let configuration = CommandConfiguration(
             commandName: "trend",
             abstract: "One trend as SQL: rows (series, period, value, other, n), period -1 over the whole range; series and periods numbered from 0."
@@ -79,10 +79,10 @@ extension SQLCommand {
         @Option(help: "sqlite, postgres, duckdb, clickhouse, spark or bigquery.")
         var dialect: SQLDialect
 
-        func run() throws {
+        func sqlText() throws -> String {
             let catalog = try catalogOptions.load()
             let query = try trend.query(catalog)
-            print(try usage { try TrendSQLBuilder(catalog: catalog, dialect: dialect).sql(query) })
+            return try usage { try TrendSQLBuilder(catalog: catalog, dialect: dialect).sql(query) } + "\n"
         }
     }
 }
