@@ -98,6 +98,7 @@ import Testing
               SELECT rowid FROM events WHERE event_name = 'app_open' AND event_time_ms >= \(SimulatedStore.fromMs + 5 * 86_400_000) ORDER BY event_time_ms LIMIT 1);
             """)
         try! store.seal()
+        removeAtExit(store.directory)
         return store
     }()
 

@@ -11,7 +11,11 @@ import HandzTestSupport
 /// One simulated dataset, imported through the ingestion path (`handz-analytics import`) into a real
 /// store, shared by the dashboard tests; and the stored events in memory for reference counts.
 final class SimulatedDashboards: @unchecked Sendable {
-    static let shared: SimulatedDashboards = { try! SimulatedDashboards() }()
+    static let shared: SimulatedDashboards = {
+        let dashboards = try! SimulatedDashboards()
+        removeAtExit(dashboards.directory)
+        return dashboards
+    }()
 
     static let fromMs: Int64 = 1_772_323_200_000  // 2026-03-01T00:00:00Z
     static let days: Int64 = 21

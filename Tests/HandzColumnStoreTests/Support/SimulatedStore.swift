@@ -10,7 +10,11 @@ import HandzTestSupport
 /// A real store file holding a simulated dataset (JourneySimulator, synthetic ids only), and its
 /// column store sealed beside it.
 final class SimulatedStore: @unchecked Sendable {
-    static let shared: SimulatedStore = { try! SimulatedStore(installs: 300, days: 21, seed: 33) }()
+    static let shared: SimulatedStore = {
+        let store = try! SimulatedStore(installs: 300, days: 21, seed: 33)
+        removeAtExit(store.directory)
+        return store
+    }()
 
     static let fromMs: Int64 = 1_772_323_200_000  // 2026-03-01T00:00:00Z
     let directory: URL
