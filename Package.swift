@@ -231,6 +231,7 @@ let package = Package(
             name: "HandzIngestTests",
             dependencies: ["HandzIngest", "HandzServer", "HandzStore", "HandzLifecycle", "HandzLake", "HandzSQLite", "HandzSigning", "HandzCompression", "HandzTestSupport", "HandzAnalyticsCLI", "HandzCatalogReleases",
                            "HandzPostgresStore", "HandzColumnStore", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
+                           .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),
                            .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"]))]
         ),
     ],

@@ -3,7 +3,11 @@
 # of INSTALLS installs × DAYS days, each insight below as a whole process (`trend`, `retention`,
 # `paths`) on the column engine (one run to warm, then RUNS timed: min and median), and DuckDB
 # running the project's own generated SQL for it (`sql trend|retention|paths --dialect duckdb`) on
-# the same events in a DuckDB table (with install_first_seen), two threads, warm, in the same run.
+# the same events in a DuckDB table (with install_first_seen), two threads, warm, in the same run;
+# and the same question's served page, warm: `serve` on the store (the decoded columns and the user
+# map kept, as DuckDB's connection keeps its tables), each page drawn once, then RUNS hard reloads
+# (`Cache-Control: no-cache`, which draws the page again: `X-Handz-Cache: miss`), timed by curl.
+# The funnels' pages are the explorer's, with a catalog funnel's steps (no success row).
 # The events reach DuckDB through `export sqlite`. Figures go to BENCHMARKS.md ("Analysts'
 # insights").
 #   scripts/bench-trends.sh [INSTALLS] [DAYS] [RUNS] [ONLY]   (default 100000 × 30, 5 runs;
@@ -46,19 +50,53 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 "$BIN" stats --db "$RUN/store.sqlite" | python3 -c "import json,sys; print('stored events:', json.load(sys.stdin)['stored_events'])"
 
 trends=(
-  "--series app_open --measure installs --interval day"
-  "--series app_open,screen_viewed --measure events --interval week"
-  "--series screen_viewed --measure users --interval day --breakdown user_state"
-  "--series app_open[launch_source=push|deep_link],flow_saved_success|flow_draft_created --measure sessions --interval month"
+  "--series app_open --measure installs --interval day :: trends?series=app_open&measure=installs&interval=day"
+  "--series app_open,screen_viewed --measure events --interval week :: trends?series=app_open,screen_viewed&measure=events&interval=week"
+  "--series screen_viewed --measure users --interval day --breakdown user_state :: trends?series=screen_viewed&measure=users&interval=day&breakdown=user_state"
+  "--series app_open[launch_source=push|deep_link],flow_saved_success|flow_draft_created --measure sessions --interval month :: trends?series=app_open%5Blaunch_source%3Dpush%7Cdeep_link%5D,flow_saved_success%7Cflow_draft_created&measure=sessions&interval=month"
 )
 retentions=(
-  "--interval day"
-  "--interval week --returning any"
-  "--interval day --actor user --returning flow_saved_success|practice_session_started"
+  "--interval day :: retention?interval=day"
+  "--interval week --returning any :: retention?interval=week&returning=any"
+  "--interval day --actor user --returning flow_saved_success|practice_session_started :: retention?interval=day&actor=user&returning=flow_saved_success%7Cpractice_session_started"
 )
-# One insight: COMMAND then its arguments (word-split on purpose).
+# The served pages: one server for the whole run, an analyst signed in.
+source scripts/lib/server.sh
+keys="$RUN/keys.json"
+rm -f "$keys"
+key_out=$("$BIN" keys create --keys "$keys" --scope analyst)
+"$BIN" serve --db "$RUN/store.sqlite" --keys "$keys" --host 127.0.0.1 --port 0 --retention off --log-level warning > "$RUN/serve.log" 2>&1 &
+server=$!
+trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
+wait_for_port "$RUN/serve.log" "$server"
+jar="$RUN/cookies"
+curl -s -o /dev/null -c "$jar" --data-urlencode "key_id=$(sed -n 's/^key id: *//p' <<<"$key_out")" \
+  --data-urlencode "secret=$(sed -n 's/^secret: *//p' <<<"$key_out")" "http://127.0.0.1:$PORT/dashboards/login"
+unset key_out
+LAST=$(date -u -d "$TO - 1 day" +%F)  # the pages' `to` is the last day shown
+# One page (PAGE?QUERY under /dashboards/, over the run's days): drawn once, then RUNS hard reloads.
+served() {
+  local url="http://127.0.0.1:$PORT/dashboards/$1&range=custom&from=$FROM&to=$LAST" times=() out
+  curl -s -o /dev/null -b "$jar" --max-time 900 "$url"
+  for _ in $(seq "$RUNS"); do
+    out=$(curl -s -o "$RUN/page.html" -D "$RUN/head" -b "$jar" -H 'Cache-Control: no-cache' --max-time 900 -w '%{http_code} %{time_total}' "$url")
+    if [ "${out%% *}" != 200 ] || ! grep -qi '^X-Handz-Cache: miss' "$RUN/head"; then echo "the page $1 was not drawn: $out"; exit 1; fi
+    times+=("$(awk -v s="${out#* }" 'BEGIN { printf "%d", s * 1000 }')")
+  done
+  local sorted
+  sorted=$(printf '%s\n' "${times[@]}" | sort -n)
+  echo "  served page, warm, drawn again: min $(echo "$sorted" | head -1) ms, median $(echo "$sorted" | sed -n "$(( (RUNS + 1) / 2 ))p") ms (n=$RUNS)"
+}
+
+# One insight: COMMAND then its arguments (word-split on purpose), then `::` and its page.
 measure() {
   local command=$1; shift
+  local page="" arguments=()
+  while [ $# -gt 0 ]; do
+    if [ "$1" = "::" ]; then page=$2; break; fi
+    arguments+=("$1"); shift
+  done
+  set -- "${arguments[@]}"
   "$BIN" sql "$command" "$@" --from "$FROM" --to "$TO" --dialect duckdb > "$RUN/insight.duckdb.sql"
   "$BIN" "$command" "$@" --db "$RUN/store.sqlite" --from "$FROM" --to "$TO" --format json > /dev/null
   local times=() start
@@ -71,16 +109,20 @@ measure() {
   sorted=$(printf '%s\n' "${times[@]}" | sort -n)
   echo "$command $*: column engine, whole process: min $(echo "$sorted" | head -1) ms, median $(echo "$sorted" | sed -n "$(( (RUNS + 1) / 2 ))p") ms (n=$RUNS)"
   "$VENV/bin/python" scripts/bench/duckdb_warm.py "$RUN/events.duckdb" "$RUN/insight.duckdb.sql" "$RUNS"
+  [ -z "$page" ] || served "$page"
 }
 paths=(
-  "--anchor screen_viewed --depth 3"
-  "--anchor flow_save_attempt --direction previous --depth 5"
+  "--anchor screen_viewed --depth 3 :: paths?anchor=screen_viewed&depth=3"
+  "--anchor flow_save_attempt --direction previous --depth 5 :: paths?anchor=flow_save_attempt&direction=previous&depth=5"
 )
+# The catalog funnels' steps as the explorer's text (catalog/funnels.yaml).
+F0_STEPS="app_open,onboarding_viewed,flow_builder_opened%7Clibrary_viewed,flow_draft_created,flow_saved_success"
+F1_STEPS="guest_mode_entered,gate_result%5Bresult%3Dblocked%3Buser_state%3Dguest%5D,signup_viewed,signup_success"
 funnels=(
-  "F0 --order strict"
-  "F0 --by-day"
-  "F1 --exclude app_background --exclude gate_result[result=blocked]@3-4"
-  "--steps onboarding_viewed,flow_builder_opened|library_viewed,flow_draft_created --order any"
+  "F0 --order strict :: explore?steps=$F0_STEPS&order=strict"
+  "F0 --by-day :: explore?steps=$F0_STEPS&by=day"
+  "F1 --exclude app_background --exclude gate_result[result=blocked]@3-4 :: explore?steps=$F1_STEPS&exclude=app_background&exclude=gate_result%5Bresult%3Dblocked%5D%403-4"
+  "--steps onboarding_viewed,flow_builder_opened|library_viewed,flow_draft_created --order any :: explore?steps=onboarding_viewed,flow_builder_opened%7Clibrary_viewed,flow_draft_created&order=any"
 )
 # shellcheck disable=SC2086
 [ -n "$ONLY" ] && [ "$ONLY" != trend ] || for trend in "${trends[@]}"; do measure trend $trend; done

@@ -93,4 +93,25 @@ import Testing
             #expect(try engine.answer(.kpi(query)) == .kpi(try log.kpi(query)), "\(kpi.id)")
         }
     }
+
+    @Test("a live store keeps install_first_seen between pages and reads it again after any commit to the SQLite file")
+    func firstSeenKeptUntilACommit() throws {
+        let data = try SimulatedStore(installs: 6, days: 1, seed: 13)
+        defer { try? FileManager.default.removeItem(at: data.directory) }
+        _ = try data.seal()
+        let live = LiveColumnStore(databasePath: data.path, catalog: RepositoryCatalog.catalog)
+        // (The simulated log is written row by row, without the table's rows: each is added here.)
+        let writer = try SQLiteDatabase(path: data.path)
+        let first = "00000000-0000-4000-8000-00000000f1a7", second = "00000000-0000-4000-8000-00000000f1a8"
+        try writer.execute("INSERT INTO install_first_seen (install_id, first_app_open_ms, last_received_ms) VALUES ('\(first)', 1, 1)")
+        let before = try live.firstSeenTable()
+        #expect(before.byUUID.count == 1)
+        try writer.execute("INSERT INTO install_first_seen (install_id, first_app_open_ms, last_received_ms) VALUES ('\(second)', 2, 2)")
+        let after = try live.firstSeenTable()
+        #expect(after.byUUID.count == 2, "the commit made the next page read the table again")
+        #expect(after.byUUID[try #require(UUIDWords(lowercaseString: second))] == 2)
+        // Through a page's engine, read on first use.
+        let engine = try #require(try live.engine())
+        #expect(try engine.firstSeen.table().byUUID.count == 2)
+    }
 }

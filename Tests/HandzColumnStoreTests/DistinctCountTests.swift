@@ -11,6 +11,14 @@ import Testing
         #expect(set.count == 5)
     }
 
+    @Test("a trend line's distinct members per period: the same counts as bits (within the budget) and as sorted words (past it)", arguments: [PeriodMembers.bitBudget, 64])
+    func periodMembersCountDistinct(bitBudget: Int) {
+        var members = PeriodMembers(periods: 3, members: 130, bitBudget: bitBudget)
+        let inserts: [(Int, Int32)] = [(0, 0), (0, 0), (0, 129), (2, 64), (2, 63), (2, 64), (0, 64), (2, 0)]
+        for (period, member) in inserts { members.insert(period: period, member: member) }
+        #expect(members.periodCounts() == [3, 0, 3])
+    }
+
     @Test("rows' keys are numbered densely in key order; an absent session (key 0) is -1 and no member; keys past the bitmap's limit are numbered too")
     func numberedKeys() {
         let (sessions, numbers) = NumberedKeys.numbering([40, 0, 7, 40, 900], absentIsNone: true)

@@ -5,6 +5,7 @@ import HandzIngest
 import HandzSigning
 import HandzStore
 import HandzTestSupport
+import HTTPTypes
 import NIOCore
 import Testing
 
@@ -99,6 +100,29 @@ extension DashboardSite.SiteAnswer {
         #expect(first.cacheHeader == "hit" && second.cacheHeader == "hit")
         #expect(first.storage != nil && first.storage == second.storage)
         #expect(String(buffer: first.body).contains("Funnel explorer"))
+    }
+
+    @Test("a hard reload (Cache-Control: no-cache) draws the page again and replaces the cached one; a plain reload is a hit")
+    func refreshDrawsAgain() async throws {
+        let test = try InProcessSite()
+        defer { test.remove() }
+        let (site, cookie, page) = (test.site, try test.cookie(), InProcessSite.explorer())
+        let drawn = await site.page(.explorer, query: page, cookie: cookie)
+        let refreshed = await site.page(.explorer, query: page, cookie: cookie, refresh: true)
+        let reloaded = await site.page(.explorer, query: page, cookie: cookie)
+        #expect(drawn.cacheHeader == "miss" && refreshed.cacheHeader == "miss" && reloaded.cacheHeader == "hit")
+        #expect(refreshed.storage != drawn.storage, "drawn again, not the cached bytes")
+        #expect(reloaded.storage == refreshed.storage, "the refreshed page replaced the cached one")
+    }
+
+    @Test("which request headers ask for a refresh", arguments: [
+        ([("Cache-Control", "no-cache")], true), ([("Cache-Control", "max-age=0, No-Cache")], true), ([("Pragma", "no-cache")], true),
+        ([("Cache-Control", "max-age=0")], false), ([("Cache-Control", "no-store")], false), ([], false),
+    ] as [([(String, String)], Bool)])
+    func refreshHeaders(_ fields: [(String, String)], _ refresh: Bool) {
+        var headers = HTTPFields()
+        for (name, value) in fields { headers.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+        #expect(DashboardRoutes.asksForRefresh(headers) == refresh)
     }
 
     @Test("different pages still obey the gate: one drawn, eight waiting, the rest 503")

@@ -82,7 +82,7 @@ enum ColumnSealing {
     /// columns (``ColumnCache``): the panels of a render read the same chunks.
     static func currentPanels(db: String, catalog: Catalog) throws -> ColumnPanels? {
         guard let store = try currentStore(db: db, cache: ColumnCache()) else { return nil }
-        return ColumnPanels(store: store, catalog: catalog, firstSeen: try InstallFirstSeenTimes(database: try SQLiteDatabase(path: db, readOnly: true)))
+        return ColumnPanels(store: store, catalog: catalog, firstSeen: InstallFirstSeenTimes.reading(path: db))
     }
 }
 

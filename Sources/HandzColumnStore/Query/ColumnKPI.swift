@@ -245,6 +245,7 @@ public struct ColumnKPI {
                 if firstOpen[actor].map({ time < $0 }) ?? true { firstOpen[actor] = time }
             }
             dataEnd = end
+            let firstSeen = try firstSeen.table()
             if !firstSeen.isEmpty {
                 let dictionaries = try firstSeen.needsUUIDs ? store.uuidDictionary() : store.strings
                 // A user's time: the earliest of its installs' (the SQL joins the table's rows to `um`).

@@ -7,10 +7,8 @@ import HandzQuery
 /// install resolved to its user for `users`, through `ScanRequest/actor`), the same "(other)".
 /// The tests hold it to the SQL on the same events.
 ///
-/// Distinct counts: each (series, value) collects `period << 32 | member` for its rows, sorted
-/// once and counted per period; its total is a bit set of members. Memory is a word per matched
-/// row, whatever the number of periods (a bit set per period would be 3,660 of them for ten
-/// years of days).
+/// Distinct counts: each (series, value) counts its members per period (``PeriodMembers``: a bit
+/// per period and member while they fit, else sorted words) and in total (a bit set of members).
 public struct ColumnTrend {
     public let store: ColumnStore
     public let catalog: Catalog
@@ -71,7 +69,7 @@ public struct ColumnTrend {
             var line: Int
             var events: [Int64]
             var total: Int64 = 0
-            var keys: [UInt64] = []
+            var periods: PeriodMembers
             var members: MemberSet
         }
         let memberCount = query.measure == .sessions ? scanned.sessions.count : scanned.installs.count
@@ -104,28 +102,25 @@ public struct ColumnTrend {
                 if let known = places[line] { place = known } else {
                     place = tallies.count
                     places[line] = place
-                    tallies.append(Tally(line: line, events: Array(repeating: 0, count: starts.count), members: MemberSet(members: memberCount)))
+                    tallies.append(Tally(line: line, events: Array(repeating: 0, count: starts.count),
+                                         periods: PeriodMembers(periods: query.measure == .events ? 0 : starts.count, members: memberCount),
+                                         members: MemberSet(members: memberCount)))
                 }
                 if query.measure == .events {
                     tallies[place].events[period] += 1
                     tallies[place].total += 1
                 } else {
-                    tallies[place].keys.append(UInt64(period) << 32 | UInt64(UInt32(bitPattern: member)))
+                    tallies[place].periods.insert(period: period, member: member)
                     tallies[place].members.insert(member)
                 }
             }
         }
         var rows: [TrendReport.Row] = []
-        for var tally in tallies {
+        for tally in tallies {
             var counts = tally.events
             var total = tally.total
             if query.measure != .events {
-                tally.keys.sort()
-                var previous: UInt64?
-                for key in tally.keys where key != previous {
-                    counts[Int(key >> 32)] += 1
-                    previous = key
-                }
+                counts = tally.periods.periodCounts()
                 total = Int64(tally.members.count)
             }
             let (series, named) = (tally.line & 7, values[tally.line >> 3])

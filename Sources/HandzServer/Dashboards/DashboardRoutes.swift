@@ -45,22 +45,22 @@ enum DashboardRoutes {
         }
         // `/dashboards` and `/dashboards/` are one route (the router ignores a trailing slash).
         router.get(RouterPath(root + "/")) { request, _ in
-            respond(await site.page(.index, query: request.uri.query ?? "", cookie: cookies(request)))
+            respond(await site.page(.index, query: request.uri.query ?? "", cookie: cookies(request), refresh: asksForRefresh(request.headers)))
         }
         router.get(RouterPath(root + "/explore")) { request, _ in
-            respond(await site.page(.explorer, query: request.uri.query ?? "", cookie: cookies(request)))
+            respond(await site.page(.explorer, query: request.uri.query ?? "", cookie: cookies(request), refresh: asksForRefresh(request.headers)))
         }
         router.get(RouterPath(root + "/trends")) { request, _ in
-            respond(await site.page(.trends, query: request.uri.query ?? "", cookie: cookies(request)))
+            respond(await site.page(.trends, query: request.uri.query ?? "", cookie: cookies(request), refresh: asksForRefresh(request.headers)))
         }
         router.get(RouterPath(root + "/paths")) { request, _ in
-            respond(await site.page(.paths, query: request.uri.query ?? "", cookie: cookies(request)))
+            respond(await site.page(.paths, query: request.uri.query ?? "", cookie: cookies(request), refresh: asksForRefresh(request.headers)))
         }
         router.get(RouterPath(root + "/retention")) { request, _ in
-            respond(await site.page(.retention, query: request.uri.query ?? "", cookie: cookies(request)))
+            respond(await site.page(.retention, query: request.uri.query ?? "", cookie: cookies(request), refresh: asksForRefresh(request.headers)))
         }
         router.get(RouterPath(root + "/d/:dashboard")) { request, context in
-            respond(await site.page(.dashboard(context.parameters.get("dashboard") ?? ""), query: request.uri.query ?? "", cookie: cookies(request)))
+            respond(await site.page(.dashboard(context.parameters.get("dashboard") ?? ""), query: request.uri.query ?? "", cookie: cookies(request), refresh: asksForRefresh(request.headers)))
         }
         // Any other address under the root: a fixed 404 with the same headers.
         router.get(RouterPath(root + "/**")) { _, _ in
@@ -68,6 +68,17 @@ enum DashboardRoutes {
         }
     }
 
+    /// Whether the request asks for a page drawn now rather than the cached one: `Cache-Control:
+    /// no-cache` or `Pragma: no-cache` (RFC 9111 §5.2.1.4, §5.4), what a browser's hard reload
+    /// sends. A plain reload (`max-age=0`) is served from the cache: the cached page is exact for
+    /// its store version, and recomputing it would only cost the analyst time.
+    static func asksForRefresh(_ headers: HTTPFields) -> Bool {
+        let directives = headers[values: .cacheControl].flatMap { $0.split(separator: ",") }
+            + headers[values: pragma].flatMap { $0.split(separator: ",") }
+        return directives.contains { $0.filter { $0 != " " && $0 != "\t" }.lowercased() == "no-cache" }
+    }
+
+    static let pragma = HTTPField.Name("Pragma")!
     static let fetchSite = HTTPField.Name("Sec-Fetch-Site")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
 

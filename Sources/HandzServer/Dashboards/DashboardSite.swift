@@ -151,8 +151,10 @@ final class DashboardSite: Sendable {
     }
 
     /// A GET of a page: the sign-in check, then the controls, then the page (cached when its
-    /// range has ended).
-    func page(_ route: Route, query: String, cookie: String?) async -> SiteAnswer {
+    /// range has ended). `refresh`: the request asked not to be answered from the cache (a
+    /// browser's hard reload sends `Cache-Control: no-cache`, ``DashboardRoutes/asksForRefresh(_:)``):
+    /// the page is drawn again and replaces the cached one.
+    func page(_ route: Route, query: String, cookie: String?, refresh: Bool = false) async -> SiteAnswer {
         let token: String
         switch AnalystSessions.sessionCookie(cookie) {
         case .none: return .redirect(Self.signInPage)
@@ -198,7 +200,7 @@ final class DashboardSite: Sendable {
             guard let dashboard = dashboards.first(where: { $0.id == id }) else {
                 return SiteAnswer(status: 404, html: SitePages.error(title: "Not found", message: "There is no dashboard at this address.", signedIn: true))
             }
-            return await rendered(key: "d/\(dashboard.id)", controls: controls) { range, previous in
+            return await rendered(key: "d/\(dashboard.id)", controls: controls, refresh: refresh) { range, previous in
                 try self.dashboardPage(dashboard, controls: controls, range: range, previous: previous)
             }
         case .explorer:
@@ -208,7 +210,7 @@ final class DashboardSite: Sendable {
                 return SiteAnswer(status: 200, html: SitePages.explorer(catalog: catalog, controls: controls, breakdowns: breakdowns, range: (0, 0),
                                                                       report: nil, previous: nil, refusal: nil, provenance: nil))
             }
-            return await rendered(key: "explore", controls: controls) { range, previous in
+            return await rendered(key: "explore", controls: controls, refresh: refresh) { range, previous in
                 try self.explorerPage(controls: controls, range: range, previous: previous)
             }
         case .trends:
@@ -218,19 +220,19 @@ final class DashboardSite: Sendable {
                 return SiteAnswer(status: 200, html: SitePages.trends(catalog: catalog, controls: controls, breakdowns: breakdowns, report: nil,
                                                                     previous: nil, refusal: nil, provenance: nil))
             }
-            return await rendered(key: "trends", controls: controls) { range, previous in
+            return await rendered(key: "trends", controls: controls, refresh: refresh) { range, previous in
                 try self.trendsPage(controls: controls, range: range, previous: previous)
             }
         case .paths:
             guard controls.anchor != nil else {
                 return SiteAnswer(status: 200, html: SitePages.paths(controls: controls, report: nil, refusal: nil, provenance: nil))
             }
-            return await rendered(key: "paths", controls: controls) { range, _ in
+            return await rendered(key: "paths", controls: controls, refresh: refresh) { range, _ in
                 try self.pathsPage(controls: controls, range: range)
             }
         case .retention:
             // The cohorts of the range, always drawn (the default: app_open, installs, days).
-            return await rendered(key: "retention", controls: controls) { range, previous in
+            return await rendered(key: "retention", controls: controls, refresh: refresh) { range, previous in
                 try self.retentionPage(controls: controls, range: range, previous: previous)
             }
         }
@@ -270,26 +272,28 @@ final class DashboardSite: Sendable {
                      version: try version.current(), cacheable: range.toMs <= nowMs)
     }
 
-    /// Serves a page from the cache without waiting; else joins a drawing of the same page under
-    /// way (``PageFlights``); else draws it (``draw(key:controls:render:)``) and hands the answer
+    /// Serves a page from the cache without waiting (unless `refresh`); else joins a drawing of the
+    /// same page under way (``PageFlights``: it reads the store as it is now, so a refresh may
+    /// join it too); else draws it (``draw(key:controls:refresh:render:)``) and hands the answer
     /// to every request that joined meanwhile.
-    func rendered(key: String, controls: SiteControls,
+    func rendered(key: String, controls: SiteControls, refresh: Bool = false,
                   render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?) throws -> String) async -> SiteAnswer {
         // A reload of an unchanged store: no gate, no write lock.
         guard case .success(let probe) = await Self.offLoop({ try self.probe(key: key, controls: controls) }) else {
-            return await draw(key: key, controls: controls, render: render)
+            return await draw(key: key, controls: controls, refresh: refresh, render: render)
         }
-        if probe.cacheable, let body = cache.page(probe.cacheKey, version: probe.version) {
+        if probe.cacheable, !refresh, let body = cache.page(probe.cacheKey, version: probe.version) {
             return SiteAnswer(status: 200, headers: [("X-Handz-Cache", "hit")], body: body)
         }
         if let shared = await flights.join(probe.flightKey) { return shared.status == 200 ? shared.cache("shared") : shared }
-        let answer = await draw(key: key, controls: controls, render: render)
+        let answer = await draw(key: key, controls: controls, refresh: refresh, render: render)
         await flights.finish(probe.flightKey, with: answer)
         return answer
     }
 
-    /// One page at a time and off the server's event loops: draws the page (and caches it when it may).
-    func draw(key: String, controls: SiteControls,
+    /// One page at a time and off the server's event loops: draws the page (and caches it when it
+    /// may; a `refresh` draws it even when a page drawn meanwhile is cached, and replaces it).
+    func draw(key: String, controls: SiteControls, refresh: Bool = false,
               render: @escaping @Sendable ((fromMs: Int64, toMs: Int64), (fromMs: Int64, toMs: Int64)?) throws -> String) async -> SiteAnswer {
         guard await gate.enter() else {
             return SiteAnswer(status: 503, headers: [("Retry-After", "5")], html: SitePages.error(title: "Busy", message: "Other pages are being computed; try again in a few seconds.", signedIn: true))
@@ -302,7 +306,7 @@ final class DashboardSite: Sendable {
             // would miss (measured: BENCHMARKS, "Served dashboards").
             let probe = try probe(key: key, controls: controls)
             // Another request may have drawn it while this one waited at the gate.
-            if probe.cacheable, let body = cache.page(probe.cacheKey, version: probe.version) {
+            if probe.cacheable, !refresh, let body = cache.page(probe.cacheKey, version: probe.version) {
                 return SiteAnswer(status: 200, headers: [("X-Handz-Cache", "hit")], body: body)
             }
             let body = ByteBuffer(string: try render(probe.range, probe.previous))
