@@ -40,7 +40,8 @@ public struct ColumnTrend {
     ///
     /// Lines are found by integers: each breakdown key's line value (a dense index of what the
     /// report names it: a value, "(not set)" or "(other)") is worked out once per distinct key,
-    /// and a row's line is `value << 3 | series` in a dictionary of integers.
+    /// and a row's line is `value << 3 | series`, its place in an array indexed by it (a
+    /// dictionary of lines was a third of a served `--measure events` trend, perf).
     func rows(_ query: TrendQuery, _ scanned: ScannedRows, kept: [String]?) -> [TrendReport.Row] {
         let starts = query.periodStarts
         let keptSet = kept.map(Set.init)
@@ -65,24 +66,28 @@ public struct ColumnTrend {
             indexOfKey[key] = index
             return index
         }
-        struct Tally {
-            var line: Int
-            var events: [Int64]
-            var total: Int64 = 0
-            var periods: PeriodMembers
-            var members: MemberSet
-        }
+        // Each line's place: `places[value << 3 | series]` (-1: none yet), grown with the values.
+        // A line's event counts are `eventCounts[place * periods + period]`; its distinct
+        // members, per period and in all, are `periodMembers[place]` and `members[place]`.
+        let periodCount = starts.count
         let memberCount = query.measure == .sessions ? scanned.sessions.count : scanned.installs.count
-        var places: [Int: Int] = [:]
-        var tallies: [Tally] = []
+        var places = [Int](repeating: -1, count: 8)
+        var lines: [Int] = []
+        var eventCounts: [Int64] = []
+        var periodMembers: [PeriodMembers] = []
+        var members: [MemberSet] = []
         let breakdownKeys = query.breakdown == nil ? nil : scanned.texts[0]
+        let countsEvents = query.measure == .events
         var lastKey: UInt64 = 0, lastIndex = 0
         for row in 0..<scanned.count where scanned.masks[row] != 0 {
             let period = query.period(of: scanned.time[row], monthStarts: starts)
             var value = 0
             if let breakdownKeys {
                 let key = breakdownKeys[row]
-                if key != lastKey { (lastKey, lastIndex) = (key, valueIndex(key)) }
+                if key != lastKey {
+                    (lastKey, lastIndex) = (key, valueIndex(key))
+                    if places.count < values.count << 3 { places.append(contentsOf: repeatElement(-1, count: (values.count << 3) - places.count)) }
+                }
                 value = lastIndex
             }
             let member: Int32
@@ -98,32 +103,28 @@ public struct ColumnTrend {
                 let series = mask.trailingZeroBitCount
                 mask &= mask - 1
                 let line = value << 3 | series
-                let place: Int
-                if let known = places[line] { place = known } else {
-                    place = tallies.count
+                var place = places[line]
+                if place < 0 {
+                    place = lines.count
                     places[line] = place
-                    tallies.append(Tally(line: line, events: Array(repeating: 0, count: starts.count),
-                                         periods: PeriodMembers(periods: query.measure == .events ? 0 : starts.count, members: memberCount),
-                                         members: MemberSet(members: memberCount)))
+                    lines.append(line)
+                    eventCounts.append(contentsOf: repeatElement(0, count: periodCount))
+                    periodMembers.append(PeriodMembers(periods: countsEvents ? 0 : periodCount, members: memberCount))
+                    members.append(MemberSet(members: countsEvents ? 0 : memberCount))
                 }
-                if query.measure == .events {
-                    tallies[place].events[period] += 1
-                    tallies[place].total += 1
+                if countsEvents {
+                    eventCounts[place * periodCount + period] += 1
                 } else {
-                    tallies[place].periods.insert(period: period, member: member)
-                    tallies[place].members.insert(member)
+                    periodMembers[place].insert(period: period, member: member)
+                    members[place].insert(member)
                 }
             }
         }
         var rows: [TrendReport.Row] = []
-        for tally in tallies {
-            var counts = tally.events
-            var total = tally.total
-            if query.measure != .events {
-                counts = tally.periods.periodCounts()
-                total = Int64(tally.members.count)
-            }
-            let (series, named) = (tally.line & 7, values[tally.line >> 3])
+        for (place, line) in lines.enumerated() {
+            let counts = countsEvents ? Array(eventCounts[place * periodCount ..< (place + 1) * periodCount]) : periodMembers[place].periodCounts()
+            let total = countsEvents ? counts.reduce(0, +) : Int64(members[place].count)
+            let (series, named) = (line & 7, values[line >> 3])
             for (period, count) in counts.enumerated() where count > 0 {
                 rows.append(TrendReport.Row(series: series, period: period, value: named.value, isOther: named.isOther, count: count))
             }
