@@ -7,7 +7,7 @@ import HandzQuery
 /// install resolved to its user for `users`, through `ScanRequest/actor`), the same "(other)".
 /// The tests hold it to the SQL on the same events.
 ///
-/// Distinct counts: each (series, value) counts its members per period (``PeriodMembers``: a bit
+/// Distinct counts: each (series, value) counts its members per period (`PeriodMembers`: a bit
 /// per period and member while they fit, else sorted words) and in total (a bit set of members).
 public struct ColumnTrend {
     public let store: ColumnStore
