@@ -32,6 +32,10 @@ public struct ColumnTrend {
         request.withSessions = query.measure == .sessions
         request.actor = query.measure == .users ? .user : .install
         request.withActors = query.measure == .installs || query.measure == .users
+        if query.measure == .events {
+            let counts = try TrendEventCounts(request, query: query, store: store)
+            return TrendReport.run(query) { kept in eventRows(query, counts, kept: kept) }
+        }
         let scanned = try ScannedRows(request, store: store)
         return TrendReport.run(query) { kept in rows(query, scanned, kept: kept) }
     }
@@ -44,28 +48,8 @@ public struct ColumnTrend {
     /// dictionary of lines was a third of a served `--measure events` trend, perf).
     func rows(_ query: TrendQuery, _ scanned: ScannedRows, kept: [String]?) -> [TrendReport.Row] {
         let starts = query.periodStarts
-        let keptSet = kept.map(Set.init)
-        // The report's values by index; 0 is "(not set)" (key 0, and no breakdown).
-        var values: [(value: String?, isOther: Bool)] = [(nil, false)]
-        var otherIndex: Int?
-        var indexOfKey: [UInt64: Int] = [0: 0]
-        func valueIndex(_ key: UInt64) -> Int {
-            if let known = indexOfKey[key] { return known }
-            let text = store.textKeys.text(key, store.strings)
-            let index: Int
-            if let keptSet, !keptSet.contains(text ?? "") {
-                if otherIndex == nil {
-                    otherIndex = values.count
-                    values.append((nil, true))
-                }
-                index = otherIndex!
-            } else {
-                index = values.count
-                values.append((text, false))
-            }
-            indexOfKey[key] = index
-            return index
-        }
+        var values = TrendLineValues(kept: kept, store: store)
+        func valueIndex(_ key: UInt64) -> Int { values.index(of: key) }
         // Each line's place: `places[value << 3 | series]` (-1: none yet), grown with the values.
         // A line's event counts are `eventCounts[place * periods + period]`; its distinct
         // members, per period and in all, are `periodMembers[place]` and `members[place]`.
@@ -86,7 +70,7 @@ public struct ColumnTrend {
                 let key = breakdownKeys[row]
                 if key != lastKey {
                     (lastKey, lastIndex) = (key, valueIndex(key))
-                    if places.count < values.count << 3 { places.append(contentsOf: repeatElement(-1, count: (values.count << 3) - places.count)) }
+                    if places.count < values.named.count << 3 { places.append(contentsOf: repeatElement(-1, count: (values.named.count << 3) - places.count)) }
                 }
                 value = lastIndex
             }
@@ -124,12 +108,46 @@ public struct ColumnTrend {
         for (place, line) in lines.enumerated() {
             let counts = countsEvents ? Array(eventCounts[place * periodCount ..< (place + 1) * periodCount]) : periodMembers[place].periodCounts()
             let total = countsEvents ? counts.reduce(0, +) : Int64(members[place].count)
-            let (series, named) = (line & 7, values[line >> 3])
+            let (series, named) = (line & 7, values.named[line >> 3])
             for (period, count) in counts.enumerated() where count > 0 {
                 rows.append(TrendReport.Row(series: series, period: period, value: named.value, isOther: named.isOther, count: count))
             }
             rows.append(TrendReport.Row(series: series, period: -1, value: named.value, isOther: named.isOther, count: total))
         }
         return rows
+    }
+}
+
+/// What a trend's lines are named by: each breakdown key's dense index of a value the report
+/// shows — the value, "(not set)" (index 0: key 0, and no breakdown) or "(other)" when `kept`
+/// leaves it out — worked out once per distinct key.
+struct TrendLineValues {
+    private(set) var named: [(value: String?, isOther: Bool)] = [(nil, false)]
+    private let kept: Set<String>?
+    private let store: ColumnStore
+    private var otherIndex: Int?
+    private var indexOfKey: [UInt64: Int] = [0: 0]
+
+    init(kept: [String]?, store: ColumnStore) {
+        self.kept = kept.map(Set.init)
+        self.store = store
+    }
+
+    mutating func index(of key: UInt64) -> Int {
+        if let known = indexOfKey[key] { return known }
+        let text = store.textKeys.text(key, store.strings)
+        let index: Int
+        if let kept, !kept.contains(text ?? "") {
+            if otherIndex == nil {
+                otherIndex = named.count
+                named.append((nil, true))
+            }
+            index = otherIndex!
+        } else {
+            index = named.count
+            named.append((text, false))
+        }
+        indexOfKey[key] = index
+        return index
     }
 }

@@ -39,8 +39,9 @@ public struct InstallFirstSeenTimes: Sendable {
 
         /// The time of the install whose text key is `key` (``TextKeys``), nil when it has no row.
         func time(key: UInt64, _ keys: TextKeys, _ dictionaries: Dictionaries) -> Int64? {
-            guard let text = keys.text(key, dictionaries) else { return nil }
+            // A UUID code: its words, without making its text (a string per actor of a cohort).
             if key < TextKeys.stringTag, let id = dictionaries.uuid(UInt32(key)) { return byUUID[id] }
+            guard let text = keys.text(key, dictionaries) else { return nil }
             if let id = UUIDWords(lowercaseString: text) { return byUUID[id] }
             return byText[text]
         }
