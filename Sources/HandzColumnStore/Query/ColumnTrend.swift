@@ -40,7 +40,8 @@ public struct ColumnTrend {
         return TrendReport.run(query) { kept in rows(query, scanned, kept: kept) }
     }
 
-    /// The report's rows from one scan; `kept` as in `TrendSQLBuilder/sql(_:kept:)`.
+    /// The report's rows of a distinct count (installs, users or sessions; events are counted
+    /// without a scan, `TrendEventCounts`) from one scan; `kept` as in `TrendSQLBuilder/sql(_:kept:)`.
     ///
     /// Lines are found by integers: each breakdown key's line value (a dense index of what the
     /// report names it: a value, "(not set)" or "(other)") is worked out once per distinct key,
@@ -51,17 +52,14 @@ public struct ColumnTrend {
         var values = TrendLineValues(kept: kept, store: store)
         func valueIndex(_ key: UInt64) -> Int { values.index(of: key) }
         // Each line's place: `places[value << 3 | series]` (-1: none yet), grown with the values.
-        // A line's event counts are `eventCounts[place * periods + period]`; its distinct
-        // members, per period and in all, are `periodMembers[place]` and `members[place]`.
+        // A line's distinct members, per period and in all, are `periodMembers[place]` and `members[place]`.
         let periodCount = starts.count
         let memberCount = query.measure == .sessions ? scanned.sessions.count : scanned.installs.count
         var places = [Int](repeating: -1, count: 8)
         var lines: [Int] = []
-        var eventCounts: [Int64] = []
         var periodMembers: [PeriodMembers] = []
         var members: [MemberSet] = []
         let breakdownKeys = query.breakdown == nil ? nil : scanned.texts[0]
-        let countsEvents = query.measure == .events
         var lastKey: UInt64 = 0, lastIndex = 0
         for row in 0..<scanned.count where scanned.masks[row] != 0 {
             let period = query.period(of: scanned.time[row], monthStarts: starts)
@@ -76,8 +74,7 @@ public struct ColumnTrend {
             }
             let member: Int32
             switch query.measure {
-            case .events: member = 0
-            case .installs, .users: member = scanned.actor[row]
+            case .events, .installs, .users: member = scanned.actor[row]  // (events never come here)
             case .sessions:
                 member = scanned.session[row]
                 if member < 0 { continue }  // COUNT(DISTINCT) leaves out a NULL session
@@ -92,22 +89,17 @@ public struct ColumnTrend {
                     place = lines.count
                     places[line] = place
                     lines.append(line)
-                    eventCounts.append(contentsOf: repeatElement(0, count: periodCount))
-                    periodMembers.append(PeriodMembers(periods: countsEvents ? 0 : periodCount, members: memberCount))
-                    members.append(MemberSet(members: countsEvents ? 0 : memberCount))
+                    periodMembers.append(PeriodMembers(periods: periodCount, members: memberCount))
+                    members.append(MemberSet(members: memberCount))
                 }
-                if countsEvents {
-                    eventCounts[place * periodCount + period] += 1
-                } else {
-                    periodMembers[place].insert(period: period, member: member)
-                    members[place].insert(member)
-                }
+                periodMembers[place].insert(period: period, member: member)
+                members[place].insert(member)
             }
         }
         var rows: [TrendReport.Row] = []
         for (place, line) in lines.enumerated() {
-            let counts = countsEvents ? Array(eventCounts[place * periodCount ..< (place + 1) * periodCount]) : periodMembers[place].periodCounts()
-            let total = countsEvents ? counts.reduce(0, +) : Int64(members[place].count)
+            let counts = periodMembers[place].periodCounts()
+            let total = Int64(members[place].count)
             let (series, named) = (line & 7, values.named[line >> 3])
             for (period, count) in counts.enumerated() where count > 0 {
                 rows.append(TrendReport.Row(series: series, period: period, value: named.value, isOther: named.isOther, count: count))
