@@ -104,4 +104,21 @@ import Testing
         // The flow chart's nodes add up to the sessions at every step until paths end.
         #expect(report.nodes.filter { $0.step == 1 }.reduce(0) { $0 + $1.sessions } == report.sessions)
     }
+
+    @Test("the slots' parts number every slot once, densely from 0 in each part, whatever the count of sessions and parts")
+    func slotParts() {
+        for parts in 1...3 {
+            for sessions in [0, 1, SlotParts.blockSize - 1, SlotParts.blockSize, 2 * SlotParts.blockSize + 7, 5 * SlotParts.blockSize] {
+                let layout = SlotParts(sessions: sessions, parts: parts)
+                var seen = (0..<parts).map { Set<Int>(minimumCapacity: layout.sessions(inPart: $0)) }
+                for slot in 0..<sessions {
+                    let (part, local) = layout.place(slot)
+                    #expect(seen[part].insert(local).inserted, "slot \(slot) of \(sessions) in \(parts) parts")
+                }
+                for part in 0..<parts {
+                    #expect(seen[part] == Set(0..<layout.sessions(inPart: part)), "part \(part) of \(parts), \(sessions) sessions")
+                }
+            }
+        }
+    }
 }

@@ -104,6 +104,13 @@ struct ChunkColumns {
         }
     }
 
+    /// A text column's keys (``TextKeys``) read in place: a UUID column's codes are its keys, so
+    /// none is copied; other columns' keys are made as ``textKeys(_:_:)`` makes them.
+    func keyColumn(_ name: String, _ keys: TextKeys) throws(ColumnStoreError) -> KeyColumn {
+        if chunk.entry(name)?.type == .uuid, case .codes(let codes)? = try values(name) { return KeyColumn(codes: codes) }
+        return KeyColumn(keys: try textKeys(name, keys))
+    }
+
     /// Each row's value as an integer (nil absent): an integer column's values; a text column's
     /// values that are decimal integers (SQL's cast of the text); nothing else. A validated store
     /// holds integer properties as integers (CH33 §1, the catalog's types), so the other cases
@@ -124,3 +131,26 @@ struct ChunkColumns {
         }
     }
 }
+
+/// A text column's keys by row (``ChunkColumns/keyColumn(_:_:)``): a UUID column's codes as they
+/// were decoded (the usual install and session columns), or keys made from another column type.
+struct KeyColumn {
+    private let codes: [UInt32]
+    private let keys: [UInt64]
+    private let fromCodes: Bool
+
+    init(codes: [UInt32]) {
+        (self.codes, keys, fromCodes) = (codes, [], true)
+    }
+
+    init(keys: [UInt64]) {
+        (codes, self.keys, fromCodes) = ([], keys, false)
+    }
+
+    var count: Int { fromCodes ? codes.count : keys.count }
+
+    @inline(__always) subscript(row: Int) -> UInt64 {
+        fromCodes ? UInt64(codes[row]) : keys[row]
+    }
+}
+

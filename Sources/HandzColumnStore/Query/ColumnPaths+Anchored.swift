@@ -9,9 +9,10 @@ import HandzQuery
 /// Nothing is materialised for the store's other rows and no key is numbered over all of them:
 /// the full scan `walkByHash` needs (every event's install, session, time and id in flat arrays,
 /// then both keys ranked) was most of `paths`' time (BENCHMARKS, "Analysts' insights"). The
-/// chunks are decoded on both cores (``ParallelWork``), a wave at a time so the rows kept stay
-/// few; the buffers are filled in chunk order, and as every event has its own id the nearest
-/// events do not depend on that order.
+/// chunks are read on both cores (``ParallelWork``), a day's chunks at a time so the rows kept
+/// stay few and that day's anchors and buffers stay in the cache; of each session's rows in a
+/// chunk only the `depth` next to its anchor are kept. The buffers are filled in chunk order, and
+/// as every event has its own id the nearest events do not depend on that order.
 extension ColumnPaths {
     /// The counts per path, or nil when this walk does not apply and the general walk must run:
     /// an anchored session's key is past ``KeyRanks``' limit, the store has too many event names
@@ -26,16 +27,17 @@ extension ColumnPaths {
             eventNames.append(entry.event)
         }
         guard eventNames.count < (1 << Self.stepBits) - 1 else { return nil }
-        // The slots in one contiguous part per worker, each part's buffers filled by one thread.
-        let partSize = max(1, (anchors.count + ParallelWork.workers - 1) / ParallelWork.workers)
-        let parts = (0..<ParallelWork.workers).map { part in
-            NearestPart(NearestSteps(sessions: max(0, min(partSize, anchors.count - part * partSize)), depth: query.depth, direction: query.direction))
+        // The slots in interleaved blocks, a part per worker, each part's buffers filled by one
+        // thread (``SlotParts``).
+        let layout = SlotParts(sessions: anchors.count, parts: ParallelWork.workers)
+        let parts = (0..<layout.parts).map { part in
+            NearestPart(NearestSteps(sessions: layout.sessions(inPart: part), depth: query.depth, direction: query.direction))
         }
-        let chunks = store.manifest.chunks
-        for start in stride(from: 0, to: chunks.count, by: ScannedRows.chunksPerWave) {
-            let wave = Array(chunks[start..<min(start + ScannedRows.chunksPerWave, chunks.count)])
+        // A day's chunks at a time: their rows fall in that day's slots (``AnchoredSessions``), which
+        // stay in the cache across the day's chunks.
+        for wave in Self.daysOfChunks(store.manifest.chunks) {
             let kept = try ParallelWork.map(wave) { [store] entry throws(ColumnStoreError) in
-                try anchors.sideRows(of: entry, store: store, next: query.direction == .next, partSize: partSize, parts: parts.count)
+                try anchors.sideRows(of: entry, store: store, next: query.direction == .next, depth: query.depth, layout: layout)
             }
             guard !kept.contains(where: \.mixedInstalls) else { return nil }
             let events = wave.map { eventIndex[$0.event]! }
@@ -59,13 +61,31 @@ extension ColumnPaths {
         }
         return counts
     }
+
+    /// The chunks a day at a time, at most ``ScannedRows/chunksPerWave`` twice over in one wave.
+    static func daysOfChunks(_ chunks: [ColumnManifest.ChunkEntry]) -> [[ColumnManifest.ChunkEntry]] {
+        let byDay = Dictionary(grouping: chunks, by: \.day)
+        return byDay.keys.sorted().flatMap { day in
+            let entries = byDay[day]!
+            return stride(from: 0, to: entries.count, by: 2 * ScannedRows.chunksPerWave).map { Array(entries[$0..<min($0 + 2 * ScannedRows.chunksPerWave, entries.count)]) }
+        }
+    }
 }
 
-/// Each anchored session's first anchor in the range, by (time, id), with its install; the
-/// sessions are numbered in key order (``KeyRanks``), which is the slot of their buffers.
+/// Each anchored session's first anchor in the range, by (time, id), with its install, in the
+/// slot of its buffers.
+///
+/// The slots follow the anchor's day, then the session key's order (``KeyRanks``). The second
+/// pass looks a session up for each run of its rows in a chunk; a chunk holds one day's rows
+/// sorted by install, and the key order of sessions follows installs across every day, so by key
+/// alone each chunk's runs swept all the slots, a miss each (perf: two thirds of `sideRows`, most
+/// of the rest in the buffers' `offer`). By day first, and with a day's chunks read together, a
+/// day's rows fall in the slots of its own day (and its neighbour's, for sessions across
+/// midnight): a thirtieth of the anchors and buffers on a month, kept in the cache while the
+/// day's chunks are read.
 struct AnchoredSessions: Sendable {
     /// One session's anchor, in one 32-byte record: the second pass looks it up by slot for
-    /// nearly every row of the store, in no useful order, and three arrays cost three cache
+    /// nearly every run of rows, and three arrays cost three cache
     /// misses a row where this costs one (perf annotate: the loads of the arrays' elements were
     /// 70 % of that loop).
     struct Anchor: Sendable {
@@ -75,6 +95,9 @@ struct AnchoredSessions: Sendable {
     }
 
     let ranks: KeyRanks
+    /// Each ranked key's slot.
+    let slotOfRank: [Int32]
+    /// Each slot's anchor.
     let anchors: [Anchor]
 
     var count: Int { anchors.count }
@@ -104,44 +127,109 @@ struct AnchoredSessions: Sendable {
         let largest = keys.max() ?? 0
         guard largest < KeyRanks.limit else { return nil }
         let ranks = KeyRanks(CollectionOfOne(keys), largestKey: largest, excludingZero: true)
+        // The sessions in rank order with their anchor's day, then numbered day by day (a
+        // counting sort, stable, so rank order within a day).
+        var dayOfRank = [Int64](repeating: 0, count: keys.count)
+        for (session, key) in zip(anchored, keys) {
+            dayOfRank[ranks.rank(key)] = LogSealer.day(of: firstTime[session])
+        }
+        let firstDay = dayOfRank.min() ?? 0
+        var firstSlotOfDay = [Int](repeating: 0, count: Int((dayOfRank.max() ?? 0) - firstDay) + 2)
+        for day in dayOfRank { firstSlotOfDay[Int(day - firstDay) + 1] += 1 }
+        for day in firstSlotOfDay.indices.dropFirst() { firstSlotOfDay[day] += firstSlotOfDay[day - 1] }
+        var slotOfRank = [Int32](repeating: 0, count: keys.count)
+        for rank in dayOfRank.indices {
+            let day = Int(dayOfRank[rank] - firstDay)
+            slotOfRank[rank] = Int32(firstSlotOfDay[day])
+            firstSlotOfDay[day] += 1
+        }
         var anchors = [Anchor](repeating: Anchor(time: 0, id: UUIDWords(high: 0, low: 0), install: 0), count: keys.count)
         for (session, key) in zip(anchored, keys) {
-            anchors[ranks.rank(key)] = Anchor(time: firstTime[session], id: firstID[session], install: firstInstall[session])
+            anchors[Int(slotOfRank[ranks.rank(key)])] = Anchor(time: firstTime[session], id: firstID[session], install: firstInstall[session])
         }
-        (self.ranks, self.anchors) = (ranks, anchors)
+        (self.ranks, self.slotOfRank, self.anchors) = (ranks, slotOfRank, anchors)
     }
 
-    /// The rows of one chunk that belong to an anchored session and lie on the path's side of
-    /// its anchor (after it when `next`, else before), split by the part of the slots their
-    /// session falls in (`partSize` slots a part).
-    func sideRows(of entry: ColumnManifest.ChunkEntry, store: ColumnStore, next: Bool, partSize: Int, parts: Int) throws(ColumnStoreError) -> SideRows {
-        var kept = SideRows(parts: parts)
+    /// The rows of one chunk that belong to an anchored session, lie on the path's side of its
+    /// anchor (after it when `next`, else before) and may be among its `depth` nearest, split by
+    /// the part of the slots their session falls in.
+    ///
+    /// A chunk's rows are sorted by (install, time, id) (``ChunkBuilder``), so the rows of one
+    /// session that lie together (a run) are in path order, and of each run only the `depth`
+    /// rows next to the anchor can be among the session's nearest: the run's others are farther
+    /// than those. Only they are kept, which spares the buffers most of a frequent event's rows.
+    /// The order is checked as the run is read; a run out of order (no chunk this store writes)
+    /// is kept whole, which is exact too.
+    func sideRows(of entry: ColumnManifest.ChunkEntry, store: ColumnStore, next: Bool, depth: Int, layout: SlotParts) throws(ColumnStoreError) -> SideRows {
+        var kept = SideRows(parts: layout.parts)
         let read = try store.columns(entry)
-        let sessions = try read.textKeys(ColumnName.sessionID, store.textKeys)
-        var matched: [(row: Int32, slot: Int32)] = []
-        matched.reserveCapacity(sessions.count)
-        sessions.withUnsafeBufferPointer { keys in
-            for row in keys.indices {
-                if let slot = ranks.rankIfPresent(keys[row]) { matched.append((Int32(row), Int32(slot))) }
-            }
-        }
-        guard !matched.isEmpty else { return kept }
+        let sessions = try read.keyColumn(ColumnName.sessionID, store.textKeys)
+        let rowCount = sessions.count
+        var row = 0
+        // The first run of an anchored session, before anything else is decoded.
+        while row < rowCount && ranks.rankIfPresent(sessions[row]) == nil { row += 1 }
+        guard row < rowCount else { return kept }
         let times = try read.times(ColumnName.eventTime)
         let ids = try read.ids()
-        let installs = try read.keys(ColumnName.installID, store.textKeys)
-        for part in 0..<parts { kept.parts[part].reserve(matched.count / parts) }
-        for (row, slot) in matched.lazy.map({ (Int($0.row), Int($0.slot)) }) {
+        let installs = try read.keyColumn(ColumnName.installID, store.textKeys)
+        for part in 0..<layout.parts { kept.parts[part].reserve(min(rowCount - row, anchors.count * depth) / layout.parts) }
+        while row < rowCount {
+            let key = sessions[row]
+            var end = row + 1
+            while end < rowCount && sessions[end] == key { end += 1 }
+            defer { row = end }
+            guard let rank = ranks.rankIfPresent(key) else { continue }
+            let slot = Int(slotOfRank[rank])
             let anchor = anchors[slot]
-            guard installs[row] == anchor.install else {
-                kept.mixedInstalls = true
-                return kept
+            let anchorPlace = (anchor.time, anchor.id)
+            // The run's rows before the anchor are [row, before), those after it [after, end).
+            var before = row, after = row, ordered = true
+            for place in row..<end {
+                guard installs[place] == anchor.install else {
+                    kept.mixedInstalls = true
+                    return kept
+                }
+                let here = (times[place], ids[place])
+                if place > row && here <= (times[place - 1], ids[place - 1]) { ordered = false }
+                if here < anchorPlace { before = place + 1 }
+                if here <= anchorPlace { after = place + 1 }
             }
-            let here = (times[row], ids[row])
-            guard next ? (anchor.time, anchor.id) < here : (anchor.time, anchor.id) > here else { continue }
-            let part = slot / partSize
-            kept.parts[part].append(slot: Int32(slot - part * partSize), time: times[row], id: ids[row])
+            let (part, local) = layout.place(slot)
+            let keptRows = !ordered ? row..<end
+                : (next ? after..<min(end, after + depth) : max(row, before - depth)..<before)
+            for place in keptRows where ordered || (next ? (times[place], ids[place]) > anchorPlace : (times[place], ids[place]) < anchorPlace) {
+                kept.parts[part].append(slot: Int32(local), time: times[place], id: ids[place])
+            }
         }
         return kept
+    }
+}
+
+/// How the slots are shared among the parts (one per worker): in blocks of ``blockSize`` slots
+/// dealt in turn, so each part has its share of every day's slots (a day's chunks fall in that
+/// day's, ``AnchoredSessions``) and every worker gets work from every wave. A slot's number in its
+/// part is its block's number among the part's blocks, then its offset, so a part's slots are
+/// numbered densely from 0.
+struct SlotParts: Sendable {
+    static let blockShift = 10
+    static let blockSize = 1 << blockShift
+
+    let sessions: Int
+    let parts: Int
+
+    /// The part of `slot` and its number within the part.
+    @inline(__always) func place(_ slot: Int) -> (part: Int, local: Int) {
+        let block = slot >> Self.blockShift
+        return (block % parts, (block / parts) << Self.blockShift | slot & (Self.blockSize - 1))
+    }
+
+    /// How many of the slots fall in `part`.
+    func sessions(inPart part: Int) -> Int {
+        let fullBlocks = sessions >> Self.blockShift
+        let rest = sessions & (Self.blockSize - 1)
+        var count = (fullBlocks / parts + (part < fullBlocks % parts ? 1 : 0)) << Self.blockShift
+        if rest > 0 && fullBlocks % parts == part { count += rest }
+        return count
     }
 }
 
