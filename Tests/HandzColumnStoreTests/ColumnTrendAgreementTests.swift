@@ -1,7 +1,7 @@
 import Foundation
 import HandzAnalysis
 import HandzAnalyticsCore
-import HandzColumnStore
+@testable import HandzColumnStore
 import HandzQuery
 import HandzSQLite
 import HandzTestSupport
@@ -45,6 +45,13 @@ import Testing
                     for query in queries {
                         let expected = try log.trend(query)
                         #expect(try columns.run(query) == expected, "\(measure) \(interval) \(TrendQuery.text(query.series)) \(query.breakdown ?? "")")
+                        // Installs and sessions are counted in bits where they fit; the scan too.
+                        if measure == .installs || measure == .sessions, query.breakdown == nil {
+                            #expect(try columns.distinctCounts(query) != nil, "counted in bits: \(measure) \(interval)")
+                        }
+                        var scanning = columns
+                        scanning.distinctBitBudget = 0
+                        #expect(try scanning.run(query) == expected, "scan: \(measure) \(interval) \(TrendQuery.text(query.series)) \(query.breakdown ?? "")")
                         checked += 1
                     }
                 }

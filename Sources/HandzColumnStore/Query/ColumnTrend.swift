@@ -13,6 +13,9 @@ public struct ColumnTrend {
     public let store: ColumnStore
     public let catalog: Catalog
 
+    /// The bits `TrendDistinctCounts` may take (its tests set 0 to run the scan instead).
+    var distinctBitBudget = TrendDistinctCounts.bitBudget
+
     public init(store: ColumnStore, catalog: Catalog) {
         self.store = store
         self.catalog = catalog
@@ -21,6 +24,20 @@ public struct ColumnTrend {
     public func run(_ query: TrendQuery) throws -> TrendReport {
         // The same checks, and so the same errors, as the SQL.
         try query.validate(catalog)
+        let request = scanRequest(query)
+        if query.measure == .events {
+            let counts = try TrendEventCounts(request, query: query, store: store)
+            return TrendReport.run(query) { kept in eventRows(query, counts, kept: kept) }
+        }
+        if let counts = try distinctCounts(query) {
+            return TrendReport.run(query) { kept in distinctRows(counts, kept: kept) }
+        }
+        let scanned = try ScannedRows(request, store: store)
+        return TrendReport.run(query) { kept in rows(query, scanned, kept: kept) }
+    }
+
+    /// What the trend reads: its series' rows of the range, with what its measure counts.
+    func scanRequest(_ query: TrendQuery) -> ScanRequest {
         var request = ScanRequest()
         request.events = Set(query.events)
         request.fromMs = query.fromMs
@@ -32,16 +49,18 @@ public struct ColumnTrend {
         request.withSessions = query.measure == .sessions
         request.actor = query.measure == .users ? .user : .install
         request.withActors = query.measure == .installs || query.measure == .users
-        if query.measure == .events {
-            let counts = try TrendEventCounts(request, query: query, store: store)
-            return TrendReport.run(query) { kept in eventRows(query, counts, kept: kept) }
-        }
-        let scanned = try ScannedRows(request, store: store)
-        return TrendReport.run(query) { kept in rows(query, scanned, kept: kept) }
+        return request
     }
 
-    /// The report's rows of a distinct count (installs, users or sessions; events are counted
-    /// without a scan, `TrendEventCounts`) from one scan; `kept` as in `TrendSQLBuilder/sql(_:kept:)`.
+    /// An installs or sessions trend counted in bits (`TrendDistinctCounts`), or nil where it
+    /// does not apply.
+    func distinctCounts(_ query: TrendQuery) throws(ColumnStoreError) -> TrendDistinctCounts? {
+        try TrendDistinctCounts(scanRequest(query), query: query, store: store, bitBudget: distinctBitBudget)
+    }
+
+    /// The report's rows of a distinct count (users, and installs or sessions where
+    /// `TrendDistinctCounts` does not apply; events are counted without a scan,
+    /// `TrendEventCounts`) from one scan; `kept` as in `TrendSQLBuilder/sql(_:kept:)`.
     ///
     /// Lines are found by integers: each breakdown key's line value (a dense index of what the
     /// report names it: a value, "(not set)" or "(other)") is worked out once per distinct key,
