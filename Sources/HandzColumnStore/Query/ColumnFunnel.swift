@@ -66,7 +66,7 @@ public struct ColumnFunnel: Sendable {
         // insertion (a third of an F0 `--order strict` process, perf).
         let rowMatchers = matchers
         let chunks = store.chunks(events: names, fromMs: query.fromMs, toMs: horizon).sorted { ($0.day, $0.minTimeMs, $0.event, $0.file) < ($1.day, $1.minTimeMs, $1.event, $1.file) }
-        let parts = try ParallelWork.map(chunks) { entry throws in
+        let makePart = { @Sendable (entry: ColumnManifest.ChunkEntry) throws -> FunnelRows.Part in
             let read = try store.columns(entry)
             let chunk = read.chunk
             let installs = actorKeys.keys(try read.keys(ColumnName.installID, store.textKeys))
@@ -93,12 +93,59 @@ public struct ColumnFunnel: Sendable {
             part.sortByActor()
             return part
         }
+        // Strict order per install: the chunks of events no step, success or exclusion names hold
+        // only breakers, searched in place (`FunnelRows.collapsingBreakers(partChunks:…)`).
+        let stepEvents = rowMatchers.eventNames
+        let breakersApart = strict && query.actor == .install && linkColumns.isEmpty && chainKey == nil
+        let partChunks = chunks.indices.filter { !breakersApart || stepEvents.contains(chunks[$0].event) }
+        let breakerChunks = chunks.indices.filter { breakersApart && !stepEvents.contains(chunks[$0].event) }
+        let parts = try ParallelWork.map(partChunks.map { chunks[$0] }, makePart)
         let rows = FunnelRows(parts: parts)
-        (strict ? rows.collapsingBreakers() : rows).hand(to: &evaluator)
+        if strict {
+            let fromMs = query.fromMs
+            let collapsed = try rows.collapsingBreakers(partChunks: partChunks, breakerChunks: breakerChunks) { [store] chunk, matched in
+                try Self.breakerCandidates(chunks[chunk], matched, store: store, fromMs: fromMs, horizon: horizon, breakdown: breakdownColumn)
+            }
+            if let collapsed {
+                collapsed.hand(to: &evaluator)
+            } else {
+                FunnelRows(parts: parts + (try ParallelWork.map(breakerChunks.map { chunks[$0] }, makePart))).hand(to: &evaluator)
+            }
+        } else {
+            rows.hand(to: &evaluator)
+        }
         if let success = query.funnel.successCondition, success.events.isEmpty, !strict {
             try addSuccessOnAnyEvent(success, stepEvents: names, into: &evaluator)
         }
         return evaluator.report()
+    }
+
+    /// A breaker chunk's candidates (`FunnelRows.collapsingBreakers(partChunks:…)`): its rows of
+    /// [from, horizon), in its own order (install, time, id), each the first of a run in the
+    /// same gap of its install's matched rows; read from the decoded columns, the install's key
+    /// from its codes in place.
+    static func breakerCandidates(_ entry: ColumnManifest.ChunkEntry, _ matched: FunnelRows.MatchedStamps, store: ColumnStore,
+                                  fromMs: Int64, horizon: Int64, breakdown: String?) throws(ColumnStoreError) -> FunnelRows.BreakerCandidates {
+        let read = try store.columns(entry)
+        let installs = try read.keyColumn(ColumnName.installID, store.textKeys)
+        let times = try read.times(ColumnName.eventTime)
+        let ids = try read.ids()
+        var found = FunnelRows.BreakerCandidates()
+        var rowsFound: [Int] = []
+        var lastGap = -1
+        var cursor = FunnelRows.GapCursor()
+        for row in 0..<read.chunk.rows where times[row] >= fromMs && times[row] < horizon {
+            let stamp = FunnelRows.Stamp(timeMs: times[row], id: ids[row])
+            guard let gap = cursor.gap(key: installs[row], stamp: stamp, in: matched), gap != lastGap else { continue }
+            lastGap = gap
+            found.append(gap: gap, key: installs[row], timeMs: stamp.timeMs, id: stamp.id)
+            rowsFound.append(row)
+        }
+        if let breakdown, !rowsFound.isEmpty {
+            let labels = try read.labels(breakdown, dictionaries: store.strings)
+            found.labels = rowsFound.map { labels[$0] }
+        }
+        return found
     }
 
     /// `first_by` (F2: a flow's first save): the ids of the success events that are the first, by
