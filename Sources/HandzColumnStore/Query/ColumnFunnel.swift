@@ -17,6 +17,10 @@ public struct ColumnFunnel: Sendable {
     public let store: ColumnStore
     public let catalog: Catalog
 
+    /// What strict order's day tables may take (`FunnelRows.DayGaps`; its tests set 0 to find
+    /// the gaps by actor instead).
+    var dayGapsBudgetBytes = FunnelRows.DayGaps.budgetBytes
+
     public init(store: ColumnStore, catalog: Catalog) {
         self.store = store
         self.catalog = catalog
@@ -103,7 +107,7 @@ public struct ColumnFunnel: Sendable {
         let rows = FunnelRows(parts: parts)
         if strict {
             let fromMs = query.fromMs
-            let collapsed = try rows.collapsingBreakers(partChunks: partChunks, breakerChunks: breakerChunks) { [store] chunk, matched in
+            let collapsed = try rows.collapsingBreakers(partChunks: partChunks, breakerChunks: breakerChunks, dayBudgetBytes: dayGapsBudgetBytes) { [store] chunk, matched in
                 try Self.breakerCandidates(chunks[chunk], matched, store: store, fromMs: fromMs, horizon: horizon, breakdown: breakdownColumn)
             }
             if let collapsed {
