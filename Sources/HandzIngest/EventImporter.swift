@@ -29,6 +29,15 @@ public struct EventImporter {
     let store: any EventStore
     let catalog: CompiledCatalog
     let clock: @Sendable () -> Date
+    /// Called when the store refuses batches as `overloaded` — a segment store whose unsealed
+    /// ids reached their bound (`SegmentWriter.Limits.maxPendingIDs`, 8 M), which an import that
+    /// seals only at its end reaches past 8 M events — to make room (`import` seals what it
+    /// wrote); the refused batches are then sent again, up to ``roomAttempts`` times. Nothing of a
+    /// refused batch was written, and ids are deduplicated besides. nil: `overloaded` fails the
+    /// import.
+    public var makeRoom: (@Sendable () async throws(StoreError) -> Void)?
+    /// How many times in a row the refused batches are sent again after making room.
+    static let roomAttempts = 3
 
     public init(store: any EventStore, catalog: Catalog, clock: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
@@ -44,7 +53,7 @@ public struct EventImporter {
         var chunk = LineChunk()
         var carry: [UInt8] = []
         var pending: [IngestBatch] = []
-        var inFlight: Task<[Result<AppendResult, StoreError>], Never>?
+        var inFlight: Task<[(IngestBatch, Result<AppendResult, StoreError>)], Never>?
         var atEnd = false
         var bytesRead = 0
         while !atEnd {
@@ -68,7 +77,7 @@ public struct EventImporter {
                         // The previous batches' commit is awaited only now: validating these
                         // overlapped it (the store writes and syncs on its own thread).
                         if let previous = inFlight {
-                            try Self.fold(await previous.value, into: &summary)
+                            try await settle(await previous.value, into: &summary)
                             progress(summary, bytesRead)
                         }
                         inFlight = commit(pending)
@@ -80,10 +89,10 @@ public struct EventImporter {
         }
         if chunk.count > 0 { pending.append(batch(&chunk, &validator, &summary)) }
         if let previous = inFlight {
-            try Self.fold(await previous.value, into: &summary)
+            try await settle(await previous.value, into: &summary)
             progress(summary, bytesRead)
         }
-        try Self.fold(await commit(pending).value, into: &summary)
+        try await settle(await commit(pending).value, into: &summary)
         progress(summary, bytesRead)
         return summary
     }
@@ -106,29 +115,45 @@ public struct EventImporter {
         return batch
     }
 
-    /// Appends `batches` concurrently, in a task the caller awaits when it needs the answers.
-    func commit(_ batches: [IngestBatch]) -> Task<[Result<AppendResult, StoreError>], Never> {
+    /// Appends `batches` concurrently, in a task the caller awaits when it needs the answers
+    /// (each with its batch, so a refused one can be sent again).
+    func commit(_ batches: [IngestBatch]) -> Task<[(IngestBatch, Result<AppendResult, StoreError>)], Never> {
         let store = self.store
         return Task {
-            await withTaskGroup(of: Result<AppendResult, StoreError>.self) { group in
+            await withTaskGroup(of: (IngestBatch, Result<AppendResult, StoreError>).self) { group in
                 for batch in batches {
                     group.addTask {
-                        do throws(StoreError) { return .success(try await store.append(batch)) } catch { return .failure(error) }
+                        do throws(StoreError) { return (batch, .success(try await store.append(batch))) } catch { return (batch, .failure(error)) }
                     }
                 }
-                var collected: [Result<AppendResult, StoreError>] = []
+                var collected: [(IngestBatch, Result<AppendResult, StoreError>)] = []
                 for await result in group { collected.append(result) }
                 return collected
             }
         }
     }
 
-    /// Adds a commit's answers to `summary`; the first failure is thrown.
-    static func fold(_ results: [Result<AppendResult, StoreError>], into summary: inout Summary) throws(StoreError) {
-        for result in results {
-            let appended = try result.get()
-            summary.accepted += appended.accepted
-            summary.duplicates += appended.duplicates
+    /// Adds a commit's answers to `summary`. Batches refused as `overloaded` are sent again
+    /// after ``makeRoom`` (when set); any other failure, or `overloaded` past ``roomAttempts``,
+    /// is thrown. No commit is in flight while this runs, so making room races no append.
+    func settle(_ results: [(IngestBatch, Result<AppendResult, StoreError>)], into summary: inout Summary) async throws(StoreError) {
+        var results = results
+        for attempt in 0...Self.roomAttempts {
+            var refused: [IngestBatch] = []
+            for (batch, result) in results {
+                switch result {
+                case .success(let appended):
+                    summary.accepted += appended.accepted
+                    summary.duplicates += appended.duplicates
+                case .failure(.overloaded) where makeRoom != nil && attempt < Self.roomAttempts:
+                    refused.append(batch)
+                case .failure(let error):
+                    throw error
+                }
+            }
+            guard !refused.isEmpty, let makeRoom else { return }
+            try await makeRoom()
+            results = await commit(refused).value
         }
     }
 }

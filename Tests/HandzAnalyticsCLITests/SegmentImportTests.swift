@@ -40,6 +40,29 @@ import Testing
         #expect(try CommandRunner.run(["import", "--db", segments, "--engine", "sqlite", files.events]).status != 0)
     }
 
+    @Test("an import past the segment writer's bound on unsealed events seals what it wrote and goes on: every event stored once, the same counts and funnels")
+    func importPastTheUnsealedBound() throws {
+        let files = try SimulatedFiles("handz-segment-import-bound")
+        defer { files.remove() }
+        let whole = files.directory.appendingPathComponent("whole.sqlite").path
+        let bounded = files.directory.appendingPathComponent("bounded.sqlite").path
+        let expected = try CommandRunner.run(["import", "--db", whole, files.events])
+        #expect(expected.status == 0, "\(expected.stderr)")
+        // A bound far below the file's events: the writer refuses batches again and again.
+        let imported = try CommandRunner.run(["import", "--db", bounded, "--max-unsealed", "500", files.events])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout == expected.stdout, "the same lines accepted, duplicated and rejected")
+        let stored = { (db: String) throws -> Int? in
+            (try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["stats", "--db", db]).stdout.utf8)) as? [String: Any])?["stored_events"] as? Int
+        }
+        #expect(try stored(bounded) == (try stored(whole)) && (try stored(whole) ?? 0) > 1_500)
+        let range = ["--from", "2026-03-01", "--to", "2026-03-15"]
+        for funnel in ["F0", "F1"] {
+            let numbers = try [whole, bounded].map { try CommandRunner.run(["funnel", funnel, "--db", $0, "--format", "json"] + range).stdout }
+            #expect(numbers[0] == numbers[1] && !numbers[0].isEmpty, "\(funnel)")
+        }
+    }
+
     /// Every row of `table` in `file`, as text, ordered by `order`; `columns` picks them. With
     /// `sortingKeys`, a JSON object's keys are put in order: the chunks give `properties` back with
     /// its keys sorted, equal as JSON to what the client sent but not the same text (ChunkExport).

@@ -23,8 +23,12 @@ struct Import: AsyncParsableCommand {
     @Option(help: "A new store's write path: segments (the segment log, the default) or sqlite (the SQLite log of versions 1.0-1.2). An existing store keeps its own.")
     var engine: String?
 
+    @Option(name: .customLong("max-unsealed"), help: "Segment stores: imported events held unsealed at most (their ids stay in memory); past it the import seals what it wrote and goes on.")
+    var maxUnsealed = SegmentWriter.Limits().maxPendingIDs
+
     func validate() throws {
         if let engine, !["sqlite", "segments"].contains(engine) { throw ValidationError("--engine must be sqlite or segments") }
+        guard maxUnsealed >= 1 else { throw ValidationError("--max-unsealed must be at least 1") }
         if let engine, FileManager.default.fileExists(atPath: db), (engine == "segments") != isSegmentStore(db) {
             throw ValidationError("\(db) is a store of the \(isSegmentStore(db) ? "segments" : "sqlite") engine; --engine cannot change it")
         }
@@ -44,13 +48,30 @@ struct Import: AsyncParsableCommand {
         var configuration = StoreConfiguration()
         configuration.synchronous = .normal
         let segments = (engine.flatMap(EmbeddedEngine.init(rawValue:)) ?? defaultEngine(forDatabase: db)) == .segments
-        let store: any EventStore = segments ? try SegmentEventStore(path: db, configuration: configuration) : try SQLiteEventStore(path: db, configuration: configuration)
+        var limits = SegmentWriter.Limits()
+        limits.maxPendingIDs = maxUnsealed
+        let store: any EventStore = segments ? try SegmentEventStore(path: db, configuration: configuration, limits: limits) : try SQLiteEventStore(path: db, configuration: configuration)
         let summary: EventImporter.Summary
         let progress = ProgressLine()
         let totalBytes = file == "-" ? nil : (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
         let started = Date()
+        var importer = EventImporter(store: store, catalog: catalog)
+        if let segmentStore = store as? SegmentEventStore {
+            // Past `--max-unsealed` events (8 M) the segment writer refuses more (its bound on the
+            // ids held in memory): seal what is written, then go on — one seal more per 8 M
+            // events. Before, an import of more than 8 M events failed with "store overloaded".
+            importer.makeRoom = { () async throws(StoreError) in
+                do {
+                    _ = try segmentStore.columns.withWriter(lockWait: .seconds(600)) { writer, _ in
+                        try segmentStore.seal(into: writer, maxPartsPerDay: 1, rowsPerPart: 1_000_000)
+                    }
+                } catch {
+                    throw StoreError.unavailable("cannot seal the imported events to make room")
+                }
+            }
+        }
         do {
-            summary = try await EventImporter(store: store, catalog: catalog).importLines(from: handle) { sofar, bytes in
+            summary = try await importer.importLines(from: handle) { sofar, bytes in
                 let share = totalBytes.map { $0 > 0 ? String(format: " (%.0f%%)", 100 * Double(bytes) / Double($0)) : "" } ?? ""
                 let rate = Double(sofar.lines) / max(0.001, Date().timeIntervalSince(started))
                 progress.update("importing: \(sofar.lines) lines\(share), \(sofar.accepted) accepted, \(sofar.rejected) rejected, \(Int(rate)) lines/s")
