@@ -7,8 +7,11 @@ import HandzQuery
 /// install resolved to its user for `users`, through `ScanRequest/actor`), the same "(other)".
 /// The tests hold it to the SQL on the same events.
 ///
-/// Distinct counts: each (series, value) counts its members per period (`PeriodMembers`: a bit
-/// per period and member while they fit, else sorted words) and in total (a bit set of members).
+/// Distinct counts: installs and sessions are counted chunk by chunk in bits over the members'
+/// UUID codes (`TrendDistinctCounts`, within its memory budget); otherwise, and for users, each
+/// (series, value) of the scan counts its members per period (`PeriodMembers`: a bit per period
+/// and member while they fit, else sorted words) and in total (a bit set of members). Events are
+/// counted chunk by chunk (`TrendEventCounts`).
 public struct ColumnTrend {
     public let store: ColumnStore
     public let catalog: Catalog
