@@ -122,7 +122,7 @@ struct AnchoredSessions: Sendable {
         matchers.add(bit: ColumnPaths.anchorBit, events: query.anchor.events, filters: query.anchor.filters, catalog: catalog, strings: store.strings)
         let events = Set(query.anchor.events)
         let (lower, upper) = (query.fromMs, query.toMs)
-        let entries = store.manifest.chunks.filter { events.contains($0.event) && $0.maxTimeMs >= lower && $0.minTimeMs < upper }
+        let entries = store.chunks(events: events, fromMs: lower, toMs: upper)
         let found = try ParallelWork.map(entries) { [matchers] entry throws(ColumnStoreError) -> [Candidate] in
             let read = try store.columns(entry)
             let masks = try matchers.masks(read, strings: store.strings)

@@ -51,7 +51,7 @@ struct TrendDistinctCounts {
         guard maxKeys > 0 else { return nil }
         self.init(periods: periods, words: words, maxKeys: maxKeys)
         let lower = request.fromMs ?? .min, upper = request.toMs ?? .max
-        let entries = store.manifest.chunks.filter { (request.events?.contains($0.event) ?? true) && $0.maxTimeMs >= lower && $0.minTimeMs < upper }
+        let entries = request.chunks(in: store)
         let breakdown = request.textColumns.first.map(RowMatchers.columnName)
         let starts = query.periodStarts
         let lanes = (0..<ParallelWork.workers).map { lane in Array(stride(from: lane, to: entries.count, by: ParallelWork.workers).map { entries[$0] }) }
@@ -59,7 +59,8 @@ struct TrendDistinctCounts {
             var counts = TrendDistinctCounts(periods: periods, words: words, maxKeys: maxKeys)
             for entry in lane {
                 let read = try store.columns(entry)
-                guard read.chunk.rows > 0, read.chunk.entry(memberColumn)?.type == .uuid || read.chunk.entry(memberColumn) == nil else { return nil }
+                guard read.chunk.rows > 0 else { continue }
+                guard read.chunk.entry(memberColumn)?.type == .uuid || read.chunk.entry(memberColumn) == nil else { return nil }
                 let members = try read.keyColumn(memberColumn, store.textKeys)
                 let times = try read.times(ColumnName.eventTime)
                 let masks = try request.matchers.masks(read, strings: store.strings)

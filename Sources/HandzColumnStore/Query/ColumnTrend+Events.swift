@@ -20,7 +20,7 @@ struct TrendEventCounts {
     init(_ request: ScanRequest, query: TrendQuery, store: ColumnStore) throws(ColumnStoreError) {
         self.init(periods: query.periodStarts.count)
         let lower = request.fromMs ?? .min, upper = request.toMs ?? .max
-        let entries = store.manifest.chunks.filter { (request.events?.contains($0.event) ?? true) && $0.maxTimeMs >= lower && $0.minTimeMs < upper }
+        let entries = request.chunks(in: store)
         let breakdown = request.textColumns.first.map(RowMatchers.columnName)
         let starts = query.periodStarts
         let periods = periods

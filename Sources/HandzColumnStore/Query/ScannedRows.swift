@@ -20,6 +20,12 @@ struct ScanRequest {
     var actor = ActorKind.install
     /// Whether to read and number the actors at all (a count of events needs none of them).
     var withActors = true
+
+    /// The chunks this request reads: its events' (every event's when nil) that overlap its range.
+    func chunks(in store: ColumnStore) -> [ColumnManifest.ChunkEntry] {
+        let lower = fromMs ?? .min, upper = toMs ?? .max
+        return store.manifest.chunks.filter { (events?.contains($0.event) ?? true) && $0.maxTimeMs >= lower && $0.minTimeMs < upper }
+    }
 }
 
 /// The rows of a ``ScanRequest``, chunk after chunk, in flat arrays (one element per row): the
@@ -58,7 +64,7 @@ struct ScannedRows {
         // Each row's actor and session key, numbered once every chunk is read.
         var actorKeys: [UInt64] = []
         var sessionKeys: [UInt64] = []
-        let entries = store.manifest.chunks.filter { (request.events?.contains($0.event) ?? true) && $0.maxTimeMs >= lower && $0.minTimeMs < upper }
+        let entries = request.chunks(in: store)
         // Every array sized once for the chunks' rows (an upper bound: a range may drop some):
         // grown by doubling, each growth copied what was read so far (13 % of `paths` over
         // 7.28 M events in memmove, perf).
